@@ -1,0 +1,3 @@
+"""ftcost: an offline estimator of what a fine-tuning run needs and costs."""
+
+__version__ = "0.1.0"

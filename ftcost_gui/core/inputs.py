@@ -1,0 +1,566 @@
+"""Input models: one source of truth for names, units, ranges, defaults and help text.
+
+Frozen pydantic models shared by the window's forms, the estimate file format and the CLI.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ._field import fld
+from .architecture import LoraTarget, ModelSpec
+
+Method = Literal["full_amp_adamw", "full_adamw_8bit", "full_bf16_adamw", "lora", "qlora"]
+METHOD_LABELS: dict[str, str] = {
+    "full_amp_adamw": "Full · mixed-precision AdamW (16 B/param)",
+    "full_adamw_8bit": "Full · 8-bit Adam (10 B/param)",
+    "full_bf16_adamw": "Full · pure bf16 AdamW (8 B/param)",
+    "lora": "LoRA (bf16 base)",
+    "qlora": "QLoRA (NF4 base)",
+}
+Sharding = Literal["none", "zero1", "zero2", "zero3"]
+SHARDING_LABELS: dict[str, str] = {
+    "none": "None / DDP (replicated)",
+    "zero1": "ZeRO-1 (optimizer states)",
+    "zero2": "ZeRO-2 (+ gradients)",
+    "zero3": "ZeRO-3 / FSDP full shard",
+}
+Checkpointing = Literal["none", "full"]
+AttentionImpl = Literal["flash", "eager"]
+LossImpl = Literal["standard", "chunked"]
+Interconnect = Literal["nvlink", "pcie", "infinity_fabric", "ici", "ethernet", "thunderbolt"]
+DataMode = Literal["examples", "tokens"]
+Billing = Literal["on_demand", "spot"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class DataSpec(BaseModel):
+    """The training data: D = useful tokens × epochs ÷ useful-token fraction (article 001)."""
+
+    model_config = _FROZEN
+
+    mode: DataMode = fld(
+        "examples",
+        "Data given as",
+        "examples: count × mean length × epochs; tokens: a total of useful training tokens.",
+    )
+    num_examples: int = fld(
+        20_000, "Examples", "Training examples in the dataset.", "", ge=1, le=10**10
+    )
+    mean_tokens_per_example: float = fld(
+        1000.0,
+        "Mean tokens / example",
+        "Mean tokenised length, prompt and answer together. The MEAN, not the median: long "
+        "examples dominate the sum (article 001, 'Tokens and epochs').",
+        "tokens",
+        ge=1,
+        le=10**7,
+        step=50,
+        decimals=0,
+    )
+    epochs: float = fld(
+        3.0,
+        "Epochs",
+        "Passes over the data. Instruction tuning gains most in 1–3 (articles 001, 003).",
+        "",
+        gt=0,
+        le=1000,
+        step=1,
+        decimals=2,
+    )
+    total_tokens: float = fld(
+        6e7,
+        "Useful tokens (all epochs)",
+        "With 'tokens': the useful (non-padding) training tokens over all epochs.",
+        "tokens",
+        ge=1,
+        le=1e15,
+    )
+    max_seq_len: int = fld(
+        2048,
+        "Max sequence length",
+        "Sequence length of each micro-batch row (packed length, or the padding bucket).",
+        "tokens",
+        ge=16,
+        le=10**7,
+    )
+    packing: bool = fld(
+        True,
+        "Sequence packing",
+        "Concatenate examples into full rows with correct masking: almost no padding (article "
+        "001, 'Utilization'). Off: every example is padded to the max sequence length.",
+    )
+    useful_fraction_override: float | None = fld(
+        None,
+        "Useful-token fraction (given)",
+        "Non-padding tokens ÷ processed tokens, if you measured it. Empty: 1.0 with packing, "
+        "min(mean, max length) ÷ max length without.",
+        "",
+        gt=0,
+        le=1,
+        step=0.01,
+        decimals=3,
+    )
+
+
+class TrainingSpec(BaseModel):
+    """Method, precision recipe and the parallel layout."""
+
+    model_config = _FROZEN
+
+    method: Method = fld(
+        "full_amp_adamw",
+        "Method",
+        "Full fine-tuning recipes differ in bytes per parameter (article 001, 'Memory sets the "
+        "floor'): mixed-precision AdamW 16, 8-bit Adam 10, pure bf16 AdamW 8. LoRA keeps the base "
+        "in bf16 (2 B/param); QLoRA in NF4 (~0.52 B/param). Adapters train in fp32 (PEFT default).",
+    )
+    lora_rank: int = fld(16, "LoRA rank", "Adapter rank r.", "", ge=1, le=4096)
+    lora_targets: tuple[LoraTarget, ...] = Field(
+        ("q_proj", "k_proj", "v_proj", "o_proj"),
+        title="LoRA targets",
+        description="Adapted linear layers by their usual names.",
+        min_length=1,
+        json_schema_extra={"unit": ""},
+    )
+    checkpointing: Checkpointing = fld(
+        "full",
+        "Activation checkpointing",
+        "full: keep only each layer's input and recompute the layer in backward (+2N FLOPs per "
+        "token, roughly a tenfold cut in activation memory; article 001).",
+    )
+    attention: AttentionImpl = fld(
+        "flash",
+        "Attention implementation",
+        "flash: FlashAttention/SDPA, no s² buffer; eager: stores the softmax (s² per head).",
+    )
+    loss: LossImpl = fld(
+        "standard",
+        "Cross-entropy",
+        "standard: full logits with the fp32 upcast (transformers' default loss); chunked: a "
+        "fused/chunked loss (Liger, Unsloth, torchtune) that never holds all logits.",
+    )
+    micro_batch: int = fld(
+        1, "Micro-batch", "Sequences per GPU per forward pass.", "seqs", ge=1, le=4096
+    )
+    grad_accum: int = fld(
+        8, "Gradient accumulation", "Micro-batches per optimizer step.", "", ge=1, le=65536
+    )
+    auto_gpu_count: bool = fld(
+        True,
+        "Use the fewest GPUs that fit",
+        "On: the GPU count is the minimum the memory floor allows for the sharding. Off: use "
+        "'GPUs' as given.",
+    )
+    num_gpus: int = fld(1, "GPUs", "GPUs in the job (data parallel).", "", ge=1, le=100_000)
+    sharding: Sharding = fld(
+        "zero3",
+        "Sharding",
+        "What is split across the GPUs: ZeRO-1 optimizer states, ZeRO-2 also gradients, ZeRO-3/"
+        "FSDP full shard also weights (Rajbhandari et al. 2020, ZeRO).",
+    )
+    cpu_offload_optimizer: bool = fld(
+        False,
+        "Offload optimizer to CPU",
+        "Optimizer states live in host RAM (ZeRO-Offload); GPU memory drops, steps slow down.",
+    )
+
+
+class GpuSpec(BaseModel):
+    """One accelerator as data: facts plus the user's prices."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    id: str = fld("h100-sxm", "Id", "Catalog id.")
+    name: str = fld("H100 SXM", "GPU", "Display name.")
+    vendor: str = fld("NVIDIA", "Vendor", "Vendor.")
+    memory_gib: float = fld(
+        79.6,
+        "Memory",
+        "Total memory as the driver reports it (GiB).",
+        "GiB",
+        gt=0,
+        le=4096,
+        decimals=1,
+    )
+    bf16_tflops: float = fld(
+        989.0,
+        "Dense BF16",
+        "Dense (not 2:4 sparse) BF16 tensor throughput; FP16 for GPUs without BF16.",
+        "TFLOPS",
+        gt=0,
+        le=100_000,
+        decimals=1,
+    )
+    bf16_supported: bool = fld(True, "BF16", "The GPU has BF16 tensor cores.")
+    memory_bandwidth_gb_s: float = fld(
+        3350.0, "Memory bandwidth", "HBM/GDDR bandwidth.", "GB/s", gt=0, le=10**6
+    )
+    interconnect: Interconnect = fld("nvlink", "Interconnect", "GPU-to-GPU fabric in a node.")
+    interconnect_gb_s: float = fld(
+        900.0, "Interconnect bandwidth", "Per GPU, bidirectional.", "GB/s", gt=0, le=10**6
+    )
+    on_demand_usd_per_hour: float = fld(
+        3.0,
+        "On-demand price",
+        "Your on-demand price per GPU-hour.",
+        "$/GPU-h",
+        ge=0,
+        le=10_000,
+        step=0.1,
+        decimals=2,
+    )
+    spot_usd_per_hour: float | None = fld(
+        2.0,
+        "Spot price",
+        "Your interruptible price per GPU-hour; empty if you have none.",
+        "$/GPU-h",
+        ge=0,
+        le=10_000,
+        step=0.1,
+        decimals=2,
+    )
+    price_as_of: str = fld("", "Prices as of", "When the prices were captured.")
+    price_source: str = fld("", "Price source", "Where the prices come from.")
+
+
+class HardwareSpec(BaseModel):
+    model_config = _FROZEN
+
+    gpu: GpuSpec = Field(
+        default_factory=GpuSpec, title="GPU", description="The accelerator and prices."
+    )
+    gpus_per_node: int = fld(8, "GPUs per node", "GPUs in one machine.", "", ge=1, le=256)
+    usable_memory_fraction: float = fld(
+        0.85,
+        "Usable memory",
+        "Share of the reported memory your tensors can use after fragmentation and communication "
+        "buffers (article 001: 'perhaps 85 percent of nameplate').",
+        "",
+        gt=0.1,
+        le=1.0,
+        step=0.01,
+        decimals=2,
+    )
+    framework_overhead_gib: float = fld(
+        1.0,
+        "CUDA/framework overhead",
+        "CUDA context, cuBLAS and NCCL workspaces per GPU (0.5–2 GiB seen; reference/gpus.md).",
+        "GiB",
+        ge=0,
+        le=64,
+        step=0.25,
+        decimals=2,
+    )
+
+
+class EfficiencySpec(BaseModel):
+    model_config = _FROZEN
+
+    mfu: float = fld(
+        0.35,
+        "MFU",
+        "Model FLOPs utilisation: achieved model FLOP/s ÷ dense peak. Well-tuned training 35–55%; "
+        "small batches, short sequences and LoRA kernels 15–30% (article 000).",
+        "",
+        gt=0,
+        le=1,
+        step=0.01,
+        decimals=3,
+    )
+    mfu_band: float = fld(
+        0.3,
+        "MFU uncertainty",
+        "Relative band around the MFU for the low–high range (±30% → cost range of about "
+        "0.77×–1.43×; article 003 calls napkin estimates ±40%).",
+        "",
+        ge=0,
+        lt=1,
+        step=0.05,
+        decimals=2,
+    )
+    qlora_slowdown: float = fld(
+        1.3,
+        "QLoRA slowdown",
+        "Per-token slowdown of NF4 dequantisation vs bf16 LoRA (article 001: 20–40% slower).",
+        "×",
+        ge=1,
+        le=5,
+        step=0.05,
+        decimals=2,
+    )
+    comm_overhead: float | None = fld(
+        None,
+        "Communication overhead",
+        "Extra time for gradient/parameter traffic as a fraction of compute. Empty: from the "
+        "interconnect and sharding (articles: 10–30%; PCIe can halve sharded throughput).",
+        "",
+        ge=0,
+        le=10,
+        step=0.05,
+        decimals=2,
+    )
+    offload_slowdown: float = fld(
+        1.25,
+        "Offload slowdown",
+        "Step-time factor when the optimizer runs on the CPU (assumption; measure it).",
+        "×",
+        ge=1,
+        le=10,
+        step=0.05,
+        decimals=2,
+    )
+    measured_tokens_per_s: float | None = fld(
+        None,
+        "Logged tokens/s per GPU",
+        "Steady-state throughput from your log; gives the achieved MFU (article 000).",
+        "tokens/s",
+        gt=0,
+        le=1e9,
+    )
+    step_time_s: float | None = fld(
+        None,
+        "Measured step time",
+        "Seconds per optimizer step, for the step-based cross-check (article 004).",
+        "s",
+        gt=0,
+        le=1e6,
+        decimals=3,
+    )
+
+
+class OverheadSpec(BaseModel):
+    """Time the GPUs are held without training (article 001, 'Why the estimate came in low')."""
+
+    model_config = _FROZEN
+
+    provisioning_min: float = fld(
+        10.0,
+        "Provisioning",
+        "Node start and container image pull.",
+        "min",
+        ge=0,
+        le=10_000,
+        decimals=1,
+    )
+    weights_cached: bool = fld(False, "Weights cached", "Base weights are already on the nodes.")
+    download_gb_per_s: float = fld(
+        0.5,
+        "Download bandwidth",
+        "Weight download per node.",
+        "GB/s",
+        gt=0,
+        le=1000,
+        step=0.1,
+        decimals=2,
+    )
+    warmup_min: float = fld(
+        5.0,
+        "Compile / warm-up",
+        "Compilation, data loading start, first steps.",
+        "min",
+        ge=0,
+        le=10_000,
+        decimals=1,
+    )
+    nccl_init_min: float = fld(
+        1.0,
+        "NCCL init",
+        "Process-group start, multi-GPU jobs only.",
+        "min",
+        ge=0,
+        le=1000,
+        decimals=1,
+    )
+    checkpoint_interval_min: float = fld(
+        30.0,
+        "Checkpoint interval",
+        "Training time between resumable checkpoints (T).",
+        "min",
+        gt=0,
+        le=10**6,
+        decimals=1,
+    )
+    checkpoint_write_gb_per_s: float = fld(
+        2.0,
+        "Checkpoint write bandwidth",
+        "Aggregate write speed (article 001 uses 2 GB/s).",
+        "GB/s",
+        gt=0,
+        le=10_000,
+        decimals=2,
+    )
+    eval_passes_per_run: int = fld(
+        1,
+        "Evaluation passes",
+        "Checkpoints evaluated by generation in each run.",
+        "",
+        ge=0,
+        le=10_000,
+    )
+    eval_examples: int = fld(
+        2000, "Eval examples", "Held-out prompts per pass.", "", ge=0, le=10**8
+    )
+    eval_output_tokens: int = fld(
+        300, "Eval output tokens", "Generated tokens per example.", "tokens", ge=0, le=10**6
+    )
+    generation_mfu: float = fld(
+        0.05,
+        "Generation MFU",
+        "Decoding is memory-bound: single-digit MFU (article 000).",
+        "",
+        gt=0,
+        le=1,
+        step=0.01,
+        decimals=3,
+    )
+    rl_generation_ratio: float = fld(
+        0.0,
+        "RL generated tokens per training token",
+        "GRPO/PPO sample completions each step; generated tokens per trained token (0 for SFT).",
+        "",
+        ge=0,
+        le=1000,
+        step=0.5,
+        decimals=2,
+    )
+    idle_hours_per_run: float = fld(
+        0.0,
+        "Held idle",
+        "Hours a reserved node bills while people read results.",
+        "h",
+        ge=0,
+        le=10**5,
+        decimals=2,
+    )
+
+
+class SpotSpec(BaseModel):
+    """Interruptible capacity: F = 1 + λ(T/2 + R), λ for the job (article 001)."""
+
+    model_config = _FROZEN
+
+    interruptions_per_node_hour: float = fld(
+        0.05,
+        "Interruptions per node-hour",
+        "Preemption rate of one node.",
+        "/h",
+        ge=0,
+        le=100,
+        step=0.01,
+        decimals=3,
+    )
+    restart_overhead_min: float = fld(
+        9.0,
+        "Restart overhead (R)",
+        "Re-acquire, reload, resume.",
+        "min",
+        ge=0,
+        le=10_000,
+        decimals=1,
+    )
+
+
+class ProjectSpec(BaseModel):
+    """The budget around the run (articles 000, 001, 004)."""
+
+    model_config = _FROZEN
+
+    planned_runs: int = fld(
+        4,
+        "Planned runs",
+        "Sweep points and the final run (004: 3 HPO + 1 final).",
+        "",
+        ge=1,
+        le=100_000,
+    )
+    failed_runs: int = fld(
+        2,
+        "Failed-run allowance",
+        "Runs that fail before one you keep (001: budget two to three).",
+        "",
+        ge=0,
+        le=100_000,
+    )
+    billing: Billing = fld(
+        "on_demand", "Project billed at", "Price the project's runs on-demand or spot."
+    )
+    checkpoints_retained: int = fld(
+        5, "Checkpoints kept", "Resumable checkpoints kept in storage.", "", ge=0, le=100_000
+    )
+    storage_usd_per_gb_month: float = fld(
+        0.023,
+        "Storage price",
+        "Object storage per GB-month.",
+        "$/GB-mo",
+        ge=0,
+        le=100,
+        step=0.001,
+        decimals=3,
+    )
+    storage_months: float = fld(
+        3.0, "Storage months", "How long they are kept.", "months", ge=0, le=1200, decimals=1
+    )
+    engineering_hours: float = fld(
+        20.0,
+        "Engineering hours",
+        "Pipeline, evaluation harness, analysis.",
+        "h",
+        ge=0,
+        le=10**6,
+        decimals=1,
+    )
+    data_prep_hours: float = fld(
+        20.0,
+        "Data-preparation hours",
+        "004: 20–40 h for a 10k-sample dataset from raw logs.",
+        "h",
+        ge=0,
+        le=10**6,
+        decimals=1,
+    )
+    hourly_rate_usd: float = fld(
+        150.0,
+        "Hourly rate",
+        "Fully loaded engineering rate (004: $150/h).",
+        "$/h",
+        ge=0,
+        le=10_000,
+        decimals=2,
+    )
+
+
+class EstimateInputs(BaseModel):
+    """Everything one estimate needs."""
+
+    model_config = _FROZEN
+
+    model: ModelSpec = Field(default_factory=ModelSpec)
+    data: DataSpec = Field(default_factory=DataSpec)
+    training: TrainingSpec = Field(default_factory=TrainingSpec)
+    hardware: HardwareSpec = Field(default_factory=HardwareSpec)
+    efficiency: EfficiencySpec = Field(default_factory=EfficiencySpec)
+    overheads: OverheadSpec = Field(default_factory=OverheadSpec)
+    spot: SpotSpec = Field(default_factory=SpotSpec)
+    project: ProjectSpec = Field(default_factory=ProjectSpec)
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.model.tied_embeddings and self.model.position_embeddings < 0:
+            raise ValueError("position_embeddings must be >= 0")
+        return self
+
+
+SECTIONS: tuple[str, ...] = (
+    "model",
+    "data",
+    "training",
+    "hardware",
+    "efficiency",
+    "overheads",
+    "spot",
+    "project",
+)

@@ -1,0 +1,201 @@
+"""Result models: frozen, every figure with its unit in its name.
+
+Built with ``model_construct`` by the estimator (the numbers are computed, not user input), which
+keeps one estimate well under 100 µs.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+_FROZEN = ConfigDict(frozen=True)
+
+
+class ParamSummary(BaseModel):
+    model_config = _FROZEN
+    total: float
+    active: float
+    embedding: float
+    lm_head: float
+    non_embedding: float
+    decoder_linear: float
+    trainable: float
+    adapter: float
+    adapter_active: float
+
+
+class TokenSummary(BaseModel):
+    model_config = _FROZEN
+    useful_tokens: float
+    useful_fraction: float
+    tokens_processed: float  # D
+    seq_len: int
+    sequences_per_epoch: float
+
+
+class FlopBreakdown(BaseModel):
+    """Per-token coefficients (FLOPs per processed token) and totals."""
+
+    model_config = _FROZEN
+    base_per_token: float
+    recompute_per_token: float
+    attention_per_token: float
+    adapters_per_token: float
+    per_token: float
+    total_flops: float
+    attention_share: float  # attention ÷ parameter matmul terms
+    adapter_share: float  # adapters ÷ all
+
+
+MEMORY_PART_LABELS: dict[str, str] = {
+    "weights": "Weights",
+    "gradients": "Gradients",
+    "master": "fp32 master weights",
+    "optimizer": "Optimizer moments",
+    "adapters": "Adapters (w + grad + opt)",
+    "activations": "Activations",
+    "logits": "Logits & loss",
+    "buffers": "Work buffers",
+    "overhead": "CUDA/framework",
+}
+
+
+class MemoryBreakdown(BaseModel):
+    """Peak memory of one GPU, in bytes, by part."""
+
+    model_config = _FROZEN
+    weights_bytes: float
+    gradients_bytes: float
+    master_bytes: float
+    optimizer_bytes: float
+    adapters_bytes: float
+    activations_bytes: float
+    activations_saved_bytes: float  # checkpointed layer inputs (001's 2·L·b·s·h) or all layers
+    activations_working_bytes: float  # one layer recomputed during backward
+    logits_bytes: float
+    buffers_bytes: float
+    overhead_bytes: float
+    total_bytes: float
+    capacity_bytes: float
+    usable_bytes: float
+    fits: bool
+    headroom_bytes: float  # usable − total (negative: short by)
+    gpus_needed: int | None  # fewest GPUs that fit with the chosen sharding; None: none does
+    cpu_offloaded_bytes: float
+    bytes_per_param: float  # persistent state per parameter, unsharded
+
+    def parts(self) -> list[tuple[str, float]]:
+        return [(key, getattr(self, f"{key}_bytes")) for key in MEMORY_PART_LABELS]
+
+
+class TimeBreakdown(BaseModel):
+    model_config = _FROZEN
+    num_gpus: int
+    nodes: int
+    peak_flops_per_s: float
+    achieved_flops_per_s: float  # per GPU, model FLOPs
+    effective_mfu: float
+    comm_overhead: float
+    tokens_per_s_per_gpu: float
+    compute_gpu_hours: float
+    train_wall_s: float
+    provisioning_s: float
+    download_s: float
+    warmup_s: float
+    nccl_s: float
+    checkpoint_writes_s: float
+    eval_s: float
+    rl_generation_s: float
+    idle_s: float
+    held_wall_s: float
+    held_gpu_hours: float
+
+
+class CostBreakdown(BaseModel):
+    model_config = _FROZEN
+    on_demand_usd_per_hour: float
+    spot_usd_per_hour: float | None
+    compute_only_usd: float  # compute GPU-hours × on-demand price (the FLOP bill)
+    training_usd: float
+    startup_usd: float  # provisioning, download, warm-up, NCCL
+    checkpoint_usd: float
+    evaluation_usd: float
+    rl_generation_usd: float
+    idle_usd: float
+    on_demand_usd: float  # per run
+    spot_factor: float  # F
+    job_interruptions_per_hour: float
+    spot_price_ratio: float | None  # (spot ÷ on-demand) × F
+    spot_usd: float | None
+    take_spot: bool | None
+    usd_per_1e18_flops: float
+    low_usd: float  # at the high end of the MFU band
+    high_usd: float
+
+
+class CheckpointSummary(BaseModel):
+    model_config = _FROZEN
+    resumable_bytes: float
+    bytes_per_param: float
+    write_s: float
+    writes_per_run: int
+    storage_bytes: float
+
+
+class ProjectSummary(BaseModel):
+    model_config = _FROZEN
+    runs: int
+    run_usd: float
+    runs_usd: float
+    evaluation_usd: float  # the evaluation share of the runs
+    storage_usd: float
+    engineering_usd: float
+    total_usd: float
+    low_usd: float
+    high_usd: float
+
+
+class StepCheck(BaseModel):
+    """Article 004's step-based estimate."""
+
+    model_config = _FROZEN
+    effective_batch: int
+    steps_per_epoch: int
+    total_steps: int
+    step_time_s: float
+    wall_s: float
+    gpu_hours: float
+    implied_mfu: float
+
+
+class SimpleRules(BaseModel):
+    """The articles' napkin figures, kept beside the detailed model."""
+
+    model_config = _FROZEN
+    flop_coefficient: float  # 6, 4 or 8 (+2 with checkpointing)
+    flops: float  # coefficient × N × D (article 001's one-line skeleton)
+    gpu_hours: float
+    attention_coefficient: float  # 6, or 8 with recomputation (article 000)
+    flops_with_attention: float  # (coef·N + attn_coef·L·s·h) × D: article 000's cost table
+    gpu_hours_with_attention: float
+    bytes_per_param: float  # 16 / 10 / 8 / 2 / 0.52 (+ 003's 2.5 and 0.75 in the help)
+    state_bytes: float
+    activations_bytes: float  # 2·L·b·s·h with recomputation (001)
+    gpus_needed: int  # ceil(state ÷ usable)
+    attention_share: float  # L·s·d ÷ N (001)
+
+
+class EstimateResult(BaseModel):
+    model_config = _FROZEN
+    params: ParamSummary
+    tokens: TokenSummary
+    flops: FlopBreakdown
+    memory: MemoryBreakdown
+    time: TimeBreakdown
+    cost: CostBreakdown
+    checkpoint: CheckpointSummary
+    project: ProjectSummary
+    step_check: StepCheck | None
+    measured_mfu: float | None
+    simple: SimpleRules
+    warnings: tuple[str, ...]

@@ -1,0 +1,1 @@
+"""Files and locations: resources, estimate files, user config. Never imports Qt."""
