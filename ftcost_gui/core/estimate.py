@@ -367,7 +367,9 @@ def estimate(inputs: EstimateInputs) -> EstimateResult:
     if eff.step_time_s:
         eff_batch = b * tr.grad_accum * n
         steps_per_epoch = math.ceil(sequences_per_epoch / eff_batch)
-        total_steps = math.ceil(steps_per_epoch * data.epochs)
+        # In 'tokens' mode the total already covers every epoch: count it as one pass.
+        passes = data.epochs if data.mode == "examples" else 1.0
+        total_steps = math.ceil(steps_per_epoch * passes)
         wall = total_steps * eff.step_time_s
         tokens_per_step = eff_batch * s
         step_check = StepCheck.model_construct(
@@ -379,9 +381,19 @@ def estimate(inputs: EstimateInputs) -> EstimateResult:
             gpu_hours=wall * n / SECONDS_PER_HOUR,
             implied_mfu=tokens_per_step * fpt.total / eff.step_time_s / (peak * n),
         )
+        if step_check.implied_mfu > 1:
+            warnings.append(
+                f"The measured step time implies {step_check.implied_mfu:.0%} MFU, above the "
+                "GPU's peak: check the step time, batch and sequence length."
+            )
     measured_mfu = None
     if eff.measured_tokens_per_s:
         measured_mfu = cal.mfu_from_tokens_per_s(eff.measured_tokens_per_s, fpt.total, peak)
+        if measured_mfu > 1:
+            warnings.append(
+                f"The logged tokens/s imply {measured_mfu:.0%} MFU, above the GPU's peak: "
+                "is it per GPU, and processed (not useful) tokens?"
+            )
 
     # --- The articles' simple rules, for comparison.
     coef = simple_coefficient(full, ckpt)

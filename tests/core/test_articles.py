@@ -303,3 +303,26 @@ def test_r_004_step_based_estimate():
     assert sc.steps_per_epoch == math.ceil(10_000 / 64) == 157
     assert sc.total_steps == 471  # the article's text says 469 = ceil(30,000 / 64): docs/model.md
     assert round(sc.gpu_hours, 2) == 0.13
+
+
+def test_step_check_in_tokens_mode_counts_the_total_once():
+    r = estimate(
+        make(
+            data__mode="tokens",
+            data__total_tokens=6e7,
+            data__epochs=3,
+            data__max_seq_len=2048,
+            training__micro_batch=4,
+            training__grad_accum=4,
+            training__auto_gpu_count=False,
+            training__num_gpus=2,
+            efficiency__step_time_s=3.0,
+        )
+    )
+    assert r.step_check is not None
+    assert r.step_check.total_steps == math.ceil(6e7 / 2048 / 32)
+
+
+def test_impossible_step_time_warns():
+    r = estimate(make(efficiency__step_time_s=1e-3))
+    assert any("above the GPU's peak" in w for w in r.warnings)

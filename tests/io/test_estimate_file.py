@@ -1,0 +1,157 @@
+"""Estimate files: round trip, every way a file can be wrong, and the v1 fixture."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ftcost_gui.core.estimate import estimate
+from ftcost_gui.core.inputs import EstimateInputs
+from ftcost_gui.io.estimate_file import (
+    FORMAT,
+    VERSION,
+    EstimateFileError,
+    dumps_estimate,
+    load_estimate,
+    loads_estimate,
+    save_estimate,
+)
+from ftcost_gui.io.resources import builtin_catalog, builtin_presets
+
+FIXTURE_V1 = Path(__file__).resolve().parents[1] / "data" / "estimate_v1.ftcost"
+
+
+@pytest.fixture(autouse=True)
+def _config_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
+
+
+def sample_inputs() -> EstimateInputs:
+    return EstimateInputs.model_validate(
+        {
+            "model": builtin_presets().find("qwen2.5-0.5b").spec.model_dump(),
+            "data": {"num_examples": 1234, "mean_tokens_per_example": 777.5, "packing": False},
+            "training": {
+                "method": "qlora",
+                "lora_rank": 8,
+                "lora_targets": ["q_proj", "down_proj"],
+            },
+            "hardware": {"gpu": builtin_catalog().find("l4").to_spec().model_dump()},
+            "efficiency": {"mfu": 0.21, "step_time_s": 0.75},
+            "spot": {"restart_overhead_min": 3.5},
+            "project": {"billing": "spot", "planned_runs": 9},
+        }
+    )
+
+
+def good_doc() -> dict:
+    return json.loads(dumps_estimate(sample_inputs()))
+
+
+@pytest.mark.parametrize("inputs", [EstimateInputs(), sample_inputs()], ids=["default", "custom"])
+def test_round_trip(tmp_path, inputs):
+    path = tmp_path / "sub" / "a.ftcost"
+    save_estimate(path, inputs)
+    loaded = load_estimate(path)
+    assert loaded == inputs
+    assert loads_estimate(dumps_estimate(inputs)) == inputs
+    assert estimate(loaded) == estimate(inputs)
+
+
+def test_document_shape():
+    doc = good_doc()
+    assert doc["format"] == FORMAT == "ftcost-estimate"
+    assert doc["version"] == VERSION == 1
+    assert doc["app"].startswith("ftcost ")
+    assert doc["inputs"]["hardware"]["gpu"]["name"] == "L4"  # the GPU spec is snapshotted
+    assert doc["inputs"]["training"]["lora_targets"] == ["q_proj", "down_proj"]
+
+
+def test_accepts_bytes():
+    assert loads_estimate(dumps_estimate(sample_inputs()).encode("utf-8")) == sample_inputs()
+
+
+def _cases() -> dict[str, tuple[str | bytes, str]]:
+    good = dumps_estimate(sample_inputs()).encode("utf-8")
+    out_of_range = good_doc()
+    out_of_range["inputs"]["efficiency"]["mfu"] = 5
+    newer = good_doc()
+    newer["version"] = 99
+    no_version = good_doc()
+    del no_version["version"]
+    unknown_field = good_doc()
+    unknown_field["inputs"]["training"]["warp_drive"] = True
+    bad_choice = good_doc()
+    bad_choice["inputs"]["training"]["method"] = "sgd"
+    no_inputs = good_doc()
+    del no_inputs["inputs"]
+    no_valid_version = "has no valid format version"
+    return {
+        "corrupt": ("{ this is not json", "is not valid JSON"),
+        "truncated": (good[: len(good) // 2], "is not valid JSON (corrupt or truncated)"),
+        "empty": (b"", "is not valid JSON"),
+        "not utf-8": (b"\xff\xfe\x00garbage", "is not valid JSON"),
+        "foreign": ('{"format": "other"}', "is not an ftcost estimate file"),
+        "top-level list": ("[1, 2, 3]", "is not an ftcost estimate file"),
+        "newer version": (json.dumps(newer), "newer ftcost (format version 99; this one reads up"),
+        "no version": (json.dumps(no_version), no_valid_version),
+        "string version": (json.dumps({**good_doc(), "version": "1"}), no_valid_version),
+        "bool version": (json.dumps({**good_doc(), "version": True}), no_valid_version),
+        "version 0": (json.dumps({**good_doc(), "version": 0}), no_valid_version),
+        "no inputs": (json.dumps(no_inputs), "has no 'inputs' section"),
+        "out of range": (json.dumps(out_of_range), "value: efficiency.mfu: Input should be less"),
+        "unknown field": (json.dumps(unknown_field), "training.warp_drive: Extra inputs are not"),
+        "bad choice": (json.dumps(bad_choice), "training.method: Input should be"),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(_cases()))
+def test_bad_documents(case):
+    text, needle = _cases()[case]
+    with pytest.raises(EstimateFileError) as info:
+        loads_estimate(text, source="x.ftcost")
+    message = str(info.value)
+    assert message.startswith("x.ftcost ")
+    assert needle in message
+    assert "\n" not in message
+
+
+def test_load_names_the_file(tmp_path):
+    path = tmp_path / "broken.ftcost"
+    good = dumps_estimate(sample_inputs()).encode()
+    path.write_bytes(good[: len(good) // 2])
+    with pytest.raises(EstimateFileError, match=r"^broken\.ftcost is not valid JSON"):
+        load_estimate(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(EstimateFileError, match=r"cannot read .*absent\.ftcost: No such file"):
+        load_estimate(tmp_path / "absent.ftcost")
+
+
+def test_directory_is_not_a_file(tmp_path):
+    with pytest.raises(EstimateFileError, match="cannot read"):
+        load_estimate(tmp_path)
+
+
+def test_v1_fixture_keeps_opening():
+    inputs = load_estimate(FIXTURE_V1)
+    assert json.loads(FIXTURE_V1.read_text(encoding="utf-8"))["version"] == 1
+    m = inputs.model
+    assert (m.name, m.num_layers, m.hidden_size, m.num_kv_heads) == ("Qwen2.5-7B", 28, 3584, 4)
+    assert m.param_count_override is None
+    assert inputs.data.mode == "tokens"
+    assert inputs.data.total_tokens == 6e7
+    assert inputs.data.max_seq_len == 4096
+    assert inputs.training.method == "full_amp_adamw"
+    assert inputs.training.checkpointing == "full"
+    assert inputs.hardware.gpu.id == "h100-sxm"
+    assert inputs.hardware.gpu.bf16_tflops == 989.0
+    assert inputs.hardware.gpu.on_demand_usd_per_hour == 3.0
+    assert inputs.efficiency.mfu == 0.4
+    assert inputs.project.planned_runs == 3
+    r = estimate(inputs)
+    assert r.params.total == builtin_presets().find("qwen2.5-7b").expected_total == 7_615_616_512
+    assert r.tokens.tokens_processed == 6e7

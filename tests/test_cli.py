@@ -1,0 +1,487 @@
+"""The headless CLI, run in-process through ``main([...])`` (and once as ``python -m``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ftcost_gui import __version__
+from ftcost_gui.cli import main
+from ftcost_gui.cli_format import LABEL_WIDTH, estimate_document, to_json
+from ftcost_gui.core.estimate import estimate
+from ftcost_gui.core.inputs import EstimateInputs
+from ftcost_gui.core.units import fmt_flops, fmt_gib, fmt_usd
+from ftcost_gui.io.estimate_file import dumps_estimate, load_estimate, save_estimate
+from ftcost_gui.io.resources import builtin_catalog, builtin_presets
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTICLE_FLAGS = [
+    "--model", "qwen2.5-7b", "--params", "7.62e9", "--tokens", "6e7", "--method", "full",
+    "--checkpointing", "--gpu", "H100 SXM", "--mfu", "0.4",
+]  # fmt: skip
+REQUIRED_GPUS = (
+    "H100 SXM", "H200 SXM", "A100 80GB SXM", "A100 40GB", "L40S", "L4", "RTX 4090", "MI300X",
+)  # fmt: skip
+PRESET_IDS = ("qwen2.5-0.5b", "qwen2.5-7b", "qwen2.5-72b", "llama-2-7b", "llama-2-70b")
+
+# Keys docs/cli.md documents; the JSON must carry them and the doc must name them.
+DOCUMENTED_KEYS = (
+    "params.total",
+    "params.trainable",
+    "tokens.tokens_processed",
+    "tokens.useful_tokens",
+    "flops.per_token",
+    "flops.total_flops",
+    "memory.weights_bytes",
+    "memory.gradients_bytes",
+    "memory.master_bytes",
+    "memory.optimizer_bytes",
+    "memory.adapters_bytes",
+    "memory.activations_bytes",
+    "memory.logits_bytes",
+    "memory.buffers_bytes",
+    "memory.overhead_bytes",
+    "memory.total_bytes",
+    "memory.usable_bytes",
+    "memory.capacity_bytes",
+    "memory.fits",
+    "memory.gpus_needed",
+    "time.num_gpus",
+    "time.compute_gpu_hours",
+    "time.train_wall_s",
+    "time.held_wall_s",
+    "time.held_gpu_hours",
+    "time.tokens_per_s_per_gpu",
+    "cost.on_demand_usd",
+    "cost.spot_usd",
+    "cost.spot_factor",
+    "cost.take_spot",
+    "cost.low_usd",
+    "cost.high_usd",
+    "project.total_usd",
+    "warnings",
+)
+
+
+@pytest.fixture(autouse=True)
+def _config_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
+
+
+def run_json(capsys, *argv: str) -> dict:
+    rc = main(["estimate", *argv, "--json"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert err == ""
+    return json.loads(out)
+
+
+def expected_json(inputs: EstimateInputs) -> dict:
+    """What the CLI should print for these inputs, computed without the CLI."""
+    return json.loads(to_json(estimate_document(inputs, estimate(inputs))))
+
+
+def dig(doc: dict, dotted: str):
+    for part in dotted.split("."):
+        doc = doc[part]
+    return doc
+
+
+def nondefault_inputs() -> EstimateInputs:
+    preset = builtin_presets().find("qwen2.5-7b")
+    gpu = builtin_catalog().find("h100-sxm").to_spec()
+    return EstimateInputs.model_validate(
+        {
+            "model": preset.spec.model_dump(),
+            "data": {"mode": "tokens", "total_tokens": 6e7, "max_seq_len": 4096},
+            "training": {"method": "full_amp_adamw", "checkpointing": "full", "sharding": "zero2"},
+            "hardware": {"gpu": gpu.model_dump()},
+            "efficiency": {"mfu": 0.4},
+            "project": {"planned_runs": 3},
+        }
+    )
+
+
+# --- The article's example --------------------------------------------------------------------
+
+
+def test_article_example_gpu_hours(capsys):
+    doc = run_json(capsys, *ARTICLE_FLAGS)
+    r, i = doc["result"], doc["inputs"]
+    assert i["model"]["name"] == "Qwen2.5-7B"
+    assert i["model"]["num_layers"] == 28  # --model's architecture kept under --params
+    assert i["model"]["param_count_override"] == 7.62e9
+    assert i["data"] == {**i["data"], "mode": "tokens", "total_tokens": 6e7}
+    assert r["params"]["total"] == pytest.approx(7.62e9)
+    assert r["tokens"]["tokens_processed"] == pytest.approx(6e7)
+    # Article 000: 8·N·D ÷ (989 TFLOPS × 0.4) ≈ 2.6 GPU-hours.
+    assert r["simple"]["flop_coefficient"] == 8
+    assert 2.55 <= r["simple"]["gpu_hours"] <= 2.70
+    # The detailed model: matmul FLOPs (no embedding lookup) + attention, on 2 GPUs (ZeRO-3 over
+    # NVLink: +15% communication, which compute_gpu_hours includes).
+    assert 3.4e18 <= r["flops"]["total_flops"] <= 3.6e18
+    assert r["memory"]["gpus_needed"] == 2
+    assert r["time"]["num_gpus"] == 2
+    assert r["time"]["comm_overhead"] == pytest.approx(0.15)
+    hours = r["flops"]["total_flops"] / (989e12 * 0.4) * 1.15 / 3600
+    assert r["time"]["compute_gpu_hours"] == pytest.approx(hours)
+    assert 2.75 <= r["time"]["compute_gpu_hours"] <= 2.90
+
+
+def test_params_alone_keeps_default_architecture(capsys):
+    doc = run_json(capsys, "--params", "7.62e9")
+    default = EstimateInputs().model
+    assert doc["inputs"]["model"]["num_layers"] == default.num_layers == 32
+    assert doc["inputs"]["model"]["hidden_size"] == 4096
+    assert doc["inputs"]["model"]["name"] == default.name
+    assert doc["result"]["params"]["total"] == pytest.approx(7.62e9)
+
+
+def test_model_by_name_case_insensitive(capsys):
+    doc = run_json(capsys, "--model", "LLAMA-2-70B")
+    assert doc["inputs"]["model"]["name"] == "Llama-2-70B"
+    assert doc["result"]["params"]["total"] == 68_976_648_192
+    assert doc["inputs"]["model"]["param_count_override"] is None
+
+
+# --- JSON output ------------------------------------------------------------------------------
+
+
+def test_json_has_documented_keys(capsys):
+    doc = run_json(capsys, *ARTICLE_FLAGS)
+    assert set(doc) == {"format", "version", "inputs", "result"}
+    assert doc["format"] == "ftcost-result"
+    assert doc["version"] == 1
+    docs = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    for key in DOCUMENTED_KEYS:
+        dig(doc["result"], key)  # KeyError if missing
+        assert f"`{key}`" in docs, f"docs/cli.md does not document {key}"
+    mem = doc["result"]["memory"]
+    parts = sum(v for k, v in mem.items() if k.endswith("_bytes") and k.split("_bytes")[0] in {
+        "weights", "gradients", "master", "optimizer", "adapters", "activations", "logits",
+        "buffers", "overhead"})  # fmt: skip
+    assert parts == pytest.approx(mem["total_bytes"])
+    assert mem["fits"] is True
+    assert mem["total_bytes"] <= mem["usable_bytes"]
+    assert doc["result"]["cost"]["spot_usd"] < doc["result"]["cost"]["on_demand_usd"]
+
+
+def test_json_equals_core_estimate(capsys):
+    doc = run_json(capsys, *ARTICLE_FLAGS)
+    inputs = EstimateInputs.model_validate(doc["inputs"])
+    assert doc == expected_json(inputs)
+    assert inputs.hardware.gpu == builtin_catalog().find("H100 SXM").to_spec()
+
+
+def test_nonfinite_floats_serialize_as_null():
+    inputs = EstimateInputs()
+    r = estimate(inputs)
+    broken = r.model_copy(update={"cost": r.cost.model_copy(update={"high_usd": math.inf})})
+    text = to_json(estimate_document(inputs, broken))
+    assert "Infinity" not in text and "NaN" not in text
+
+    def reject(name: str):
+        raise AssertionError(f"non-standard JSON constant {name}")
+
+    doc = json.loads(text, parse_constant=reject)
+    assert doc["result"]["cost"]["high_usd"] is None
+    assert doc["result"]["cost"]["low_usd"] == pytest.approx(r.cost.low_usd)
+
+
+# --- Files and flags --------------------------------------------------------------------------
+
+
+def test_file_round_trip(tmp_path, capsys):
+    inputs = nondefault_inputs()
+    path = tmp_path / "run.ftcost"
+    save_estimate(path, inputs)
+    doc = run_json(capsys, str(path))
+    assert EstimateInputs.model_validate(doc["inputs"]) == inputs
+    assert doc == expected_json(inputs)
+    assert doc["result"]["tokens"]["seq_len"] == 4096
+
+
+def test_flags_override_file(tmp_path, capsys):
+    path = tmp_path / "run.ftcost"
+    save_estimate(path, nondefault_inputs())
+    flags = ["--mfu", "0.5", "--gpu", "a100-80gb-sxm", "--tokens", "1e8", "--runs", "7"]
+    doc = run_json(capsys, str(path), *flags)
+    i = doc["inputs"]
+    assert i["efficiency"]["mfu"] == 0.5
+    assert i["hardware"]["gpu"]["name"] == "A100 80GB SXM"
+    assert i["data"]["total_tokens"] == 1e8
+    assert i["project"]["planned_runs"] == 7
+    # Untouched values come from the file, not the defaults.
+    assert i["data"]["max_seq_len"] == 4096
+    assert i["training"]["sharding"] == "zero2"
+    assert i["model"]["name"] == "Qwen2.5-7B"
+    assert doc["result"]["time"]["peak_flops_per_s"] == pytest.approx(312e12)
+    assert doc == expected_json(EstimateInputs.model_validate(i))
+
+
+def test_params_override_keeps_file_architecture(tmp_path, capsys):
+    path = tmp_path / "run.ftcost"
+    save_estimate(path, nondefault_inputs())
+    doc = run_json(capsys, str(path), "--params", "8e9")
+    assert doc["inputs"]["model"]["num_layers"] == 28
+    assert doc["result"]["params"]["total"] == pytest.approx(8e9)
+
+
+@pytest.mark.parametrize(
+    ("flag", "method"),
+    [
+        ("full", "full_amp_adamw"),
+        ("full-8bit", "full_adamw_8bit"),
+        ("full-bf16", "full_bf16_adamw"),
+        ("lora", "lora"),
+        ("qlora", "qlora"),
+    ],
+)
+def test_method_flags(capsys, flag, method):
+    doc = run_json(capsys, "--method", flag)
+    assert doc["inputs"]["training"]["method"] == method
+
+
+def test_lora_flags(capsys):
+    doc = run_json(capsys, "--model", "llama-2-7b", "--method", "lora", "--rank", "64",
+                   "--targets", "q_proj, v_proj")  # fmt: skip
+    assert doc["inputs"]["training"]["lora_targets"] == ["q_proj", "v_proj"]
+    assert doc["inputs"]["training"]["lora_rank"] == 64
+    # r·(d_in + d_out) per matrix: q 4096→4096, v 4096→4096, 32 layers.
+    assert doc["result"]["params"]["adapter"] == 64 * (8192 + 8192) * 32
+    assert doc["result"]["params"]["trainable"] == doc["result"]["params"]["adapter"]
+
+
+def test_training_and_data_flags(capsys):
+    doc = run_json(
+        capsys,
+        "--examples", "5000", "--mean-tokens", "700", "--epochs", "2", "--seq-len", "1024",
+        "--no-packing", "--no-checkpointing", "--attention", "eager", "--micro-batch", "4",
+        "--grad-accum", "2", "--gpus", "4", "--sharding", "zero1", "--offload",
+        "--step-time", "1.5",
+    )  # fmt: skip
+    d, t = doc["inputs"]["data"], doc["inputs"]["training"]
+    assert (d["mode"], d["num_examples"], d["mean_tokens_per_example"]) == ("examples", 5000, 700)
+    assert (d["epochs"], d["max_seq_len"], d["packing"]) == (2, 1024, False)
+    assert t["checkpointing"] == "none"
+    assert t["attention"] == "eager"
+    assert (t["micro_batch"], t["grad_accum"]) == (4, 2)
+    assert (t["num_gpus"], t["auto_gpu_count"], t["sharding"]) == (4, False, "zero1")
+    assert t["cpu_offload_optimizer"] is True
+    r = doc["result"]
+    assert r["time"]["num_gpus"] == 4
+    assert r["tokens"]["useful_tokens"] == 5000 * 700 * 2
+    assert r["tokens"]["useful_fraction"] == pytest.approx(700 / 1024)
+    assert r["memory"]["cpu_offloaded_bytes"] > 0
+    assert r["step_check"]["effective_batch"] == 4 * 2 * 4
+    assert r["step_check"]["step_time_s"] == 1.5
+
+
+def test_price_flags(capsys):
+    doc = run_json(capsys, "--gpu", "L4", "--price", "0.9", "--spot-price", "0.3")
+    c = doc["result"]["cost"]
+    assert c["on_demand_usd_per_hour"] == 0.9
+    assert c["spot_usd_per_hour"] == 0.3
+    assert c["on_demand_usd"] == pytest.approx(doc["result"]["time"]["held_gpu_hours"] * 0.9)
+    doc = run_json(capsys, "--spot-price", "none")
+    assert doc["inputs"]["hardware"]["gpu"]["spot_usd_per_hour"] is None
+    assert doc["result"]["cost"]["spot_usd"] is None
+    assert doc["result"]["cost"]["take_spot"] is None
+
+
+def test_save_writes_the_inputs(tmp_path, capsys):
+    path = tmp_path / "out" / "saved.ftcost"
+    doc = run_json(capsys, *ARTICLE_FLAGS, "--save", str(path))
+    assert load_estimate(path) == EstimateInputs.model_validate(doc["inputs"])
+
+
+# --- Table output -----------------------------------------------------------------------------
+
+
+def parse_table(out: str) -> dict[str, dict[str, str]]:
+    """{section heading: {label: value}} from the default report."""
+    sections: dict[str, dict[str, str]] = {}
+    current: dict[str, str] = {}
+    for line in out.splitlines():
+        if line.startswith("  "):
+            current[line[2 : 2 + LABEL_WIDTH].strip()] = line[2 + LABEL_WIDTH :]
+        elif line:
+            current = sections.setdefault(line.split(" (")[0], {})
+    return sections
+
+
+def test_default_table(capsys):
+    assert main(["estimate", *ARTICLE_FLAGS]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    r = estimate(EstimateInputs.model_validate(run_json(capsys, *ARTICLE_FLAGS)["inputs"]))
+    t = parse_table(out)
+    for heading in ("Model & data", "Memory per GPU", "FLOPs", "Time", "Cost per run", "Project"):
+        assert t[heading], heading
+    mem = t["Memory per GPU"]
+    assert mem["Total"] == fmt_gib(r.memory.total_bytes)
+    assert mem["Weights"] == fmt_gib(r.memory.weights_bytes)
+    assert mem["Optimizer moments"] == fmt_gib(r.memory.optimizer_bytes)
+    assert mem["GPUs needed"] == "2"
+    assert mem["Fits"].startswith("yes, ")
+    assert t["FLOPs"]["Total"] == fmt_flops(r.flops.total_flops) == "3.49e18 FLOPs"
+    assert t["Time"]["Compute"] == f"{r.time.compute_gpu_hours:,.2f} GPU-h"
+    assert t["Cost per run"]["On-demand"] == f"{fmt_usd(r.cost.on_demand_usd)} at $3.00/GPU-h"
+    assert "-> take spot" in t["Cost per run"]["Spot"]
+    assert t["Cost per run"]["Spot"].startswith(fmt_usd(r.cost.spot_usd))
+    assert t["Project"]["Total"].startswith(fmt_usd(r.project.total_usd))
+    assert "Warnings" not in t
+
+
+def test_table_shows_warnings_and_missing_spot(capsys):
+    rc = main(["estimate", "--model", "llama-2-70b", "--gpu", "l4", "--gpus", "1",
+               "--sharding", "none"])  # fmt: skip
+    out, _ = capsys.readouterr()
+    assert rc == 0
+    assert "NO, short by" in out
+    assert "no spot price" in out
+    assert "Warnings\n  - Does not fit" in out
+
+
+# --- Listings ---------------------------------------------------------------------------------
+
+
+def test_gpus_table(capsys):
+    assert main(["gpus"]) == 0
+    out, _ = capsys.readouterr()
+    rows = {line.split("  ")[0].strip(): line for line in out.splitlines()[2:] if line.strip()}
+    catalog = builtin_catalog()
+    for name in REQUIRED_GPUS:
+        gpu = catalog.find(name)
+        assert gpu is not None, name
+        assert name in rows[gpu.id]
+        assert f"{gpu.memory_gib:,.1f}" in rows[gpu.id]
+    assert len([r for r in rows if r in {g.id for g in catalog.gpus}]) == len(catalog.gpus)
+
+
+def test_gpus_json(capsys):
+    assert main(["gpus", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["format"] == "ftcost-gpus"
+    by_name = {g["name"]: g for g in doc["gpus"]}
+    assert set(REQUIRED_GPUS) <= set(by_name)
+    assert by_name["H100 SXM"]["bf16_tflops"] == 989.0
+    assert by_name["H100 SXM"]["memory_gib"] == 79.6
+
+
+def test_models_table_and_json(capsys):
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    assert main(["models", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    presets = builtin_presets()
+    assert [m["id"] for m in doc["models"]] == list(PRESET_IDS)
+    for m in doc["models"]:
+        preset = presets.find(m["id"])
+        assert m["params_total"] == preset.expected_total
+        row = next(line for line in out.splitlines() if line.startswith(m["id"] + " "))
+        assert f"{preset.expected_total:,}" in row
+        assert f"{preset.spec.vocab_size:,}" in row
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"ftcost {__version__}"
+
+
+# --- Bad input --------------------------------------------------------------------------------
+
+
+def _write(tmp_path: Path, name: str, data: bytes) -> str:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return str(path)
+
+
+def _bad_files(tmp_path: Path) -> dict[str, tuple[list[str], str]]:
+    good = dumps_estimate(nondefault_inputs()).encode()
+    newer = json.loads(good)
+    newer["version"] = 99
+    return {
+        "malformed": ([_write(tmp_path, "bad.ftcost", b"{not json")], "not valid JSON"),
+        "truncated": ([_write(tmp_path, "cut.ftcost", good[: len(good) // 2])], "truncated"),
+        "foreign": ([_write(tmp_path, "f.ftcost", b'{"format": "other"}')], "not an ftcost"),
+        "newer": ([_write(tmp_path, "n.ftcost", json.dumps(newer).encode())], "newer ftcost"),
+        "missing": ([str(tmp_path / "absent.ftcost")], "cannot read"),
+    }
+
+
+BAD_FLAGS = {
+    "unknown GPU": (["--gpu", "H100 SMX"], "unknown GPU 'H100 SMX'; did you mean 'H100 SXM'"),
+    "unknown model": (["--model", "qwen-7b"], "unknown model 'qwen-7b'; did you mean"),
+    "negative tokens": (["--tokens", "-5"], "data.total_tokens (--tokens)"),
+    "mfu over 1": (["--mfu", "1.5"], "efficiency.mfu (--mfu)"),
+    "bad target": (["--targets", "q_proj,nope"], "training.lora_targets"),
+    "bad method": (["--method", "sgd"], "invalid choice: 'sgd'"),
+    "tokens and examples": (["--tokens", "1e6", "--examples", "3"], "not allowed with"),
+    "not a number": (["--tokens", "lots"], "argument --tokens"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FLAGS))
+def test_bad_flags_one_line(capsys, case):
+    argv, needle = BAD_FLAGS[case]
+    assert main(["estimate", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("ftcost: error: ")
+    assert err.count("\n") == 1 and err.endswith("\n")
+    assert needle in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("case", ["malformed", "truncated", "foreign", "newer", "missing"])
+def test_bad_files_one_line(tmp_path, capsys, case):
+    argv, needle = _bad_files(tmp_path)[case]
+    assert main(["estimate", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("ftcost: error: ")
+    assert err.count("\n") == 1
+    assert needle in err
+    assert Path(argv[0]).name in err
+    assert "Traceback" not in err
+
+
+def test_no_command(capsys):
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ftcost: error: ") and err.count("\n") == 1
+
+
+# --- Module entry -----------------------------------------------------------------------------
+
+
+def test_python_dash_m(tmp_path):
+    env = {**os.environ, "FTCOST_CONFIG_DIR": str(tmp_path)}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    proc = subprocess.run(
+        [sys.executable, "-m", "ftcost_gui.cli", "estimate", "--model", "llama-2-7b", "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["result"]["params"]["total"] == 6_738_415_616
+    proc = subprocess.run(
+        [sys.executable, "-m", "ftcost_gui.cli", "estimate", "--gpu", "nope"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("ftcost: error: unknown GPU 'nope'")
+    assert "Traceback" not in proc.stderr
