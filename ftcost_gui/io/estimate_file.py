@@ -1,25 +1,33 @@
-"""Estimate files (``.ftcost``): versioned JSON holding the inputs only.
+"""Estimate files (``.ftcost``): versioned JSON holding inputs only, never results.
 
-``{"format": "ftcost-estimate", "version": 1, "app": "ftcost 0.1.0", "inputs": {...}}``. The inputs
-include the GPU spec and the prices used (``inputs.hardware.gpu``), so a file reopens with the same
-numbers anywhere; results are always recomputed, never read from the file.
+Version 2 (current) holds named scenarios::
+
+    {"format": "ftcost-estimate", "version": 2, "app": "ftcost 0.1.0", "active": 0,
+     "scenarios": [{"name": "Full FT", "inputs": {...}}, ...]}
+
+Version 1 held one ``"inputs"`` object; it still opens and is migrated in memory
+(``_migrate_v1_to_v2``). The inputs include the GPU spec and the prices used
+(``inputs.hardware.gpu``), so a file reopens with the same numbers anywhere; results are always
+recomputed on open.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from .. import __version__
+from ..core.document import EstimateDocument
 from ..core.inputs import EstimateInputs
 from .atomic import atomic_write_text
 
 FORMAT = "ftcost-estimate"
-VERSION = 1
+VERSION = 2
 SUFFIX = ".ftcost"
 
 
@@ -27,14 +35,22 @@ class EstimateFileError(Exception):
     """A file that cannot be opened as an estimate; the message says why, in one line."""
 
 
-def dumps_estimate(inputs: EstimateInputs) -> str:
+def dumps_document(document: EstimateDocument) -> str:
     doc = {
         "format": FORMAT,
         "version": VERSION,
         "app": f"ftcost {__version__}",
-        "inputs": inputs.model_dump(mode="json"),
+        "active": document.active,
+        "scenarios": [
+            {"name": s.name, "inputs": s.inputs.model_dump(mode="json")} for s in document.scenarios
+        ],
     }
     return json.dumps(doc, indent=2) + "\n"
+
+
+def dumps_estimate(inputs: EstimateInputs) -> str:
+    """A one-scenario document."""
+    return dumps_document(EstimateDocument.single(inputs))
 
 
 def _describe(err: ValidationError) -> str:
@@ -43,8 +59,23 @@ def _describe(err: ValidationError) -> str:
     return f"{where}: {first['msg']}" if where else first["msg"]
 
 
-def loads_estimate(text: str | bytes, source: str = "the file") -> EstimateInputs:
-    """Parse and validate an estimate document; EstimateFileError names what is wrong."""
+def _migrate_v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:
+    inputs = doc.get("inputs")
+    if not isinstance(inputs, dict):
+        raise ValueError("no 'inputs' section")
+    return {
+        **doc,
+        "version": 2,
+        "active": 0,
+        "scenarios": [{"name": "Scenario 1", "inputs": inputs}],
+    }
+
+
+_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_v1_to_v2}
+
+
+def loads_document(text: str | bytes, source: str = "the file") -> EstimateDocument:
+    """Parse, migrate and validate; EstimateFileError names what is wrong."""
     try:
         doc: Any = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -63,23 +94,43 @@ def loads_estimate(text: str | bytes, source: str = "the file") -> EstimateInput
             f"{source} was written by a newer ftcost (format version {version}; this one reads up "
             f"to {VERSION}). Update ftcost to open it."
         )
-    inputs = doc.get("inputs")
-    if not isinstance(inputs, dict):
-        raise EstimateFileError(f"{source} has no 'inputs' section.")
+    while version < VERSION:
+        try:
+            doc = _MIGRATIONS[version](doc)
+        except ValueError as exc:
+            raise EstimateFileError(f"{source} (format version {version}) has {exc}.") from None
+        version = doc["version"]
+    if not isinstance(doc.get("scenarios"), list):
+        raise EstimateFileError(f"{source} has no 'scenarios' list.")
     try:
-        return EstimateInputs.model_validate(inputs)
+        return EstimateDocument.model_validate(
+            {"scenarios": doc["scenarios"], "active": doc.get("active", 0)}
+        )
     except ValidationError as exc:
         raise EstimateFileError(f"{source} has an invalid value: {_describe(exc)}") from None
 
 
+def loads_estimate(text: str | bytes, source: str = "the file") -> EstimateInputs:
+    """The active scenario's inputs."""
+    return loads_document(text, source).current.inputs
+
+
+def save_document(path: str | os.PathLike[str], document: EstimateDocument) -> None:
+    atomic_write_text(path, dumps_document(document))
+
+
 def save_estimate(path: str | os.PathLike[str], inputs: EstimateInputs) -> None:
-    atomic_write_text(path, dumps_estimate(inputs))
+    save_document(path, EstimateDocument.single(inputs))
 
 
-def load_estimate(path: str | os.PathLike[str]) -> EstimateInputs:
+def load_document(path: str | os.PathLike[str]) -> EstimateDocument:
     p = Path(path)
     try:
         data = p.read_bytes()
     except OSError as exc:
         raise EstimateFileError(f"cannot read {p}: {exc.strerror or exc}") from None
-    return loads_estimate(data, source=p.name)
+    return loads_document(data, source=p.name)
+
+
+def load_estimate(path: str | os.PathLike[str]) -> EstimateInputs:
+    return load_document(path).current.inputs

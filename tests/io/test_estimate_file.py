@@ -7,15 +7,19 @@ from pathlib import Path
 
 import pytest
 
+from ftcost_gui.core.document import EstimateDocument, Scenario
 from ftcost_gui.core.estimate import estimate
 from ftcost_gui.core.inputs import EstimateInputs
 from ftcost_gui.io.estimate_file import (
     FORMAT,
     VERSION,
     EstimateFileError,
+    dumps_document,
     dumps_estimate,
+    load_document,
     load_estimate,
     loads_estimate,
+    save_document,
     save_estimate,
 )
 from ftcost_gui.io.resources import builtin_catalog, builtin_presets
@@ -63,10 +67,12 @@ def test_round_trip(tmp_path, inputs):
 def test_document_shape():
     doc = good_doc()
     assert doc["format"] == FORMAT == "ftcost-estimate"
-    assert doc["version"] == VERSION == 1
+    assert doc["version"] == VERSION == 2
     assert doc["app"].startswith("ftcost ")
-    assert doc["inputs"]["hardware"]["gpu"]["name"] == "L4"  # the GPU spec is snapshotted
-    assert doc["inputs"]["training"]["lora_targets"] == ["q_proj", "down_proj"]
+    assert doc["active"] == 0
+    inputs = doc["scenarios"][0]["inputs"]
+    assert inputs["hardware"]["gpu"]["name"] == "L4"  # the GPU spec is snapshotted
+    assert inputs["training"]["lora_targets"] == ["q_proj", "down_proj"]
 
 
 def test_accepts_bytes():
@@ -76,17 +82,20 @@ def test_accepts_bytes():
 def _cases() -> dict[str, tuple[str | bytes, str]]:
     good = dumps_estimate(sample_inputs()).encode("utf-8")
     out_of_range = good_doc()
-    out_of_range["inputs"]["efficiency"]["mfu"] = 5
+    out_of_range["scenarios"][0]["inputs"]["efficiency"]["mfu"] = 5
     newer = good_doc()
     newer["version"] = 99
     no_version = good_doc()
     del no_version["version"]
     unknown_field = good_doc()
-    unknown_field["inputs"]["training"]["warp_drive"] = True
+    unknown_field["scenarios"][0]["inputs"]["training"]["warp_drive"] = True
     bad_choice = good_doc()
-    bad_choice["inputs"]["training"]["method"] = "sgd"
-    no_inputs = good_doc()
-    del no_inputs["inputs"]
+    bad_choice["scenarios"][0]["inputs"]["training"]["method"] = "sgd"
+    no_inputs = {"format": FORMAT, "version": 1}
+    no_scenarios = good_doc()
+    del no_scenarios["scenarios"]
+    dup_names = good_doc()
+    dup_names["scenarios"].append(dup_names["scenarios"][0])
     no_valid_version = "has no valid format version"
     return {
         "corrupt": ("{ this is not json", "is not valid JSON"),
@@ -100,10 +109,13 @@ def _cases() -> dict[str, tuple[str | bytes, str]]:
         "string version": (json.dumps({**good_doc(), "version": "1"}), no_valid_version),
         "bool version": (json.dumps({**good_doc(), "version": True}), no_valid_version),
         "version 0": (json.dumps({**good_doc(), "version": 0}), no_valid_version),
-        "no inputs": (json.dumps(no_inputs), "has no 'inputs' section"),
-        "out of range": (json.dumps(out_of_range), "value: efficiency.mfu: Input should be less"),
+        "no inputs": (json.dumps(no_inputs), "(format version 1) has no 'inputs' section"),
+        "no scenarios": (json.dumps(no_scenarios), "has no 'scenarios' list"),
+        "duplicate names": (json.dumps(dup_names), "scenario names must be unique"),
+        "bad active": (json.dumps({**good_doc(), "active": 3}), "active scenario index"),
+        "out of range": (json.dumps(out_of_range), "inputs.efficiency.mfu: Input should be less"),
         "unknown field": (json.dumps(unknown_field), "training.warp_drive: Extra inputs are not"),
-        "bad choice": (json.dumps(bad_choice), "training.method: Input should be"),
+        "bad choice": (json.dumps(bad_choice), "inputs.training.method: Input should be"),
     }  # fmt: skip
 
 
@@ -155,3 +167,40 @@ def test_v1_fixture_keeps_opening():
     r = estimate(inputs)
     assert r.params.total == builtin_presets().find("qwen2.5-7b").expected_total == 7_615_616_512
     assert r.tokens.tokens_processed == 6e7
+
+
+FIXTURE_V2 = Path(__file__).resolve().parents[1] / "data" / "estimate_v2.ftcost"
+
+
+def test_v1_fixture_migrates_to_one_scenario():
+    document = load_document(FIXTURE_V1)
+    assert [s.name for s in document.scenarios] == ["Scenario 1"]
+    assert document.current.inputs == load_estimate(FIXTURE_V1)
+
+
+def test_v2_fixture_keeps_opening():
+    assert json.loads(FIXTURE_V2.read_text(encoding="utf-8"))["version"] == 2
+    document = load_document(FIXTURE_V2)
+    assert [s.name for s in document.scenarios] == ["Full FT", "LoRA r16", "QLoRA r16"]
+    assert document.active == 1
+    methods = [s.inputs.training.method for s in document.scenarios]
+    assert methods == ["full_amp_adamw", "lora", "qlora"]
+    assert document.scenarios[2].inputs.hardware.gpu.id == "a100-80gb-sxm"
+
+
+def test_multi_scenario_round_trip(tmp_path):
+    document = EstimateDocument(
+        scenarios=(
+            Scenario(name="A", inputs=sample_inputs()),
+            Scenario(name="B", inputs=EstimateInputs()),
+        ),
+        active=1,
+    )
+    path = tmp_path / "two.ftcost"
+    save_document(path, document)
+    again = load_document(path)
+    assert again == document
+    assert [estimate(s.inputs) for s in again.scenarios] == [
+        estimate(s.inputs) for s in document.scenarios
+    ]
+    assert dumps_document(again) == dumps_document(document)
