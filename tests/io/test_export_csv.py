@@ -1,0 +1,50 @@
+"""Results CSV round-trips to the same numbers as the result."""
+
+from __future__ import annotations
+
+import math
+
+from ftcost_gui.core import EstimateInputs, estimate
+from ftcost_gui.core.rows import result_rows
+from ftcost_gui.io.export_csv import read_results_csv, results_csv, write_results_csv
+
+
+def test_csv_round_trips_every_number(tmp_path):
+    inputs = EstimateInputs.model_validate({"efficiency": {"step_time_s": 2.0}})
+    r = estimate(inputs)
+    path = tmp_path / "r.csv"
+    write_results_csv(path, [("Base", r)])
+    parsed = read_results_csv(path.read_text())
+    rows = result_rows(r)
+    assert len(parsed) == len(rows) > 80
+    for row in rows:
+        text = parsed[("Base", row.section, row.key)]
+        if isinstance(row.value, bool):
+            assert text == str(row.value)
+        elif isinstance(row.value, float):
+            assert float(text) == row.value or (math.isinf(row.value) and math.isinf(float(text)))
+        elif row.value is None:
+            assert text == ""
+        else:
+            assert text == str(row.value)
+    assert parsed[("Base", "cost", "on_demand_usd")] == repr(r.cost.on_demand_usd)
+    assert parsed[("Base", "step_check", "total_steps")] == str(r.step_check.total_steps)
+
+
+def test_units_follow_field_names():
+    units = {(row.section, row.key): row.unit for row in result_rows(estimate(EstimateInputs()))}
+    assert units[("memory", "total_bytes")] == "bytes"
+    assert units[("cost", "on_demand_usd")] == "USD"
+    assert units[("time", "held_wall_s")] == "s"
+    assert units[("time", "compute_gpu_hours")] == "GPU-h"
+    assert units[("flops", "total_flops")] == "FLOPs"
+
+
+def test_several_scenarios_in_one_file():
+    a, b = (
+        estimate(EstimateInputs()),
+        estimate(EstimateInputs.model_validate({"training": {"method": "qlora"}})),
+    )
+    parsed = read_results_csv(results_csv([("A", a), ("B", b)]))
+    assert float(parsed[("A", "memory", "total_bytes")]) == a.memory.total_bytes
+    assert float(parsed[("B", "memory", "total_bytes")]) == b.memory.total_bytes
