@@ -1,0 +1,100 @@
+"""Scenarios side by side: the figures a spend approver compares, best value and baseline deltas."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .document import EstimateDocument, Scenario
+from .estimate import estimate
+from .inputs import EstimateInputs
+from .results import EstimateResult
+from .units import GIB, SECONDS_PER_HOUR
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    key: str
+    label: str
+    unit: str
+    get: Callable[[EstimateResult], float | None]
+    lower_is_better: bool = True
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("memory_gib", "Memory per GPU", "GiB", lambda r: r.memory.total_bytes / GIB),
+    Metric("gpus", "GPUs", "", lambda r: float(r.time.num_gpus)),
+    Metric("compute_gpu_hours", "Compute", "GPU-h", lambda r: r.time.compute_gpu_hours),
+    Metric("held_gpu_hours", "GPU-hours held", "GPU-h", lambda r: r.time.held_gpu_hours),
+    Metric("wall_clock_h", "Wall-clock", "h", lambda r: r.time.held_wall_s / SECONDS_PER_HOUR),
+    Metric("on_demand_usd", "Cost per run, on-demand", "USD", lambda r: r.cost.on_demand_usd),
+    Metric("spot_usd", "Cost per run, spot", "USD", lambda r: r.cost.spot_usd),
+    Metric("project_usd", "Project total", "USD", lambda r: r.project.total_usd),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonRow:
+    metric: Metric
+    values: tuple[float | None, ...]  # one per scenario
+    best: tuple[int, ...]  # indices of the best value(s)
+    deltas: tuple[float | None, ...]  # value − baseline
+    ratios: tuple[float | None, ...]  # value ÷ baseline
+
+
+def compare_scenarios(
+    results: list[EstimateResult], baseline: int = 0, fits: list[bool] | None = None
+) -> list[ComparisonRow]:
+    """One row per metric; 'best' ignores scenarios that do not fit in memory."""
+    rows = []
+    eligible = fits or [r.memory.fits for r in results]
+    for metric in METRICS:
+        values = tuple(metric.get(r) for r in results)
+        candidates = [
+            (v, i)
+            for i, v in enumerate(values)
+            if v is not None and (eligible[i] or not any(eligible))
+        ]
+        best: tuple[int, ...] = ()
+        if candidates:
+            target = (
+                min(v for v, _ in candidates)
+                if metric.lower_is_better
+                else max(v for v, _ in candidates)
+            )
+            best = tuple(
+                i for v, i in candidates if abs(v - target) <= 1e-9 * max(1.0, abs(target))
+            )
+        base = values[baseline] if 0 <= baseline < len(values) else None
+        deltas = tuple(None if v is None or base is None else v - base for v in values)
+        ratios = tuple(None if v is None or not base else v / base for v in values)
+        rows.append(ComparisonRow(metric, values, best, deltas, ratios))
+    return rows
+
+
+METHOD_SCENARIOS: tuple[tuple[str, str], ...] = (
+    ("Full FT", "full_amp_adamw"),
+    ("LoRA", "lora"),
+    ("QLoRA", "qlora"),
+)
+
+
+def with_method(inputs: EstimateInputs, method: str) -> EstimateInputs:
+    doc = inputs.model_dump()
+    doc["training"]["method"] = method
+    return EstimateInputs.model_validate(doc)
+
+
+def compare_methods(document: EstimateDocument) -> EstimateDocument:
+    """'Compare methods': full / LoRA / QLoRA scenarios built from the current one, appended."""
+    current = document.current
+    scenarios = list(document.scenarios)
+    for label, method in METHOD_SCENARIOS:
+        probe = EstimateDocument(scenarios=tuple(scenarios), active=0)
+        name = probe.unique_name(f"{current.name} · {label}")
+        scenarios.append(Scenario(name=name, inputs=with_method(current.inputs, method)))
+    return EstimateDocument(scenarios=tuple(scenarios), active=len(document.scenarios))
+
+
+def estimate_all(document: EstimateDocument) -> list[EstimateResult]:
+    return [estimate(s.inputs) for s in document.scenarios]
