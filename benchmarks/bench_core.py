@@ -40,7 +40,8 @@ def main() -> None:
         sweep_mfu(inputs, mfus)
         runs.append(time.perf_counter() - t0)
     print(
-        f"10,000-scenario MFU sweep:     median {statistics.median(runs) * 1e3:.1f} ms (target ≤ 200 ms)"
+        f"10,000-scenario MFU sweep:     median {statistics.median(runs) * 1e3:.1f} ms"
+        " (target ≤ 200 ms)"
     )
 
 

@@ -1,0 +1,140 @@
+"""Cost per run vs MFU: on-demand and spot lines, the current MFU, the well-tuned band."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QWidget
+
+from ...core.estimate import sweep_mfu
+from ...core.inputs import EstimateInputs
+from ...core.results import EstimateResult
+from ...core.units import fmt_usd
+from .base import PlotView
+
+MFUS = [round(0.10 + 0.01 * i, 2) for i in range(51)]  # 0.10 … 0.60
+BAND = (35.0, 55.0)
+OD_COLOR = "#0072B2"
+SPOT_COLOR = "#D55E00"
+
+
+class CostPlot(PlotView):
+    """``sweep_mfu`` over MFU 10–60 %; hovering shows the costs under the cursor."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("Cost per run vs MFU", parent)
+        pi = self.plot_item
+        pi.setLabel("bottom", "MFU (%)")
+        pi.setLabel("left", "Cost per run (USD)")
+        pi.showGrid(x=False, y=True, alpha=0.25)
+        pi.setMouseEnabled(x=False, y=False)
+        self.band = pg.LinearRegionItem(
+            values=BAND, movable=False, brush=pg.mkBrush(QColor(46, 125, 50, 40)),
+            pen=pg.mkPen(QColor(46, 125, 50, 90)),
+        )  # fmt: skip
+        self.band.setZValue(-10)
+        pi.addItem(self.band)
+        self.band_label = pg.TextItem("well-tuned 35–55%", color="#2e7d32", anchor=(0.5, 1))
+        pi.addItem(self.band_label)
+        self.od_curve = pi.plot([], [], pen=pg.mkPen(OD_COLOR, width=2.5), name="On-demand")
+        self.spot_curve = pi.plot(
+            [], [], pen=pg.mkPen(SPOT_COLOR, width=2.5, style=Qt.PenStyle.DashLine), name="Spot"
+        )
+        self.marker = pg.ScatterPlotItem(
+            size=11, pen=pg.mkPen("k", width=1.5), brush=pg.mkBrush("#ffffff"), name="Current MFU"
+        )
+        pi.addItem(self.marker)
+        self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#888888", width=1))
+        self.cursor.setVisible(False)
+        pi.addItem(self.cursor, ignoreBounds=True)
+        self.hover = pg.TextItem("", color="#000000", fill=pg.mkBrush(255, 255, 255, 220),
+                                 border=pg.mkPen("#888888"), anchor=(0, 1))  # fmt: skip
+        self.hover.setZValue(20)
+        self.hover.setVisible(False)
+        pi.addItem(self.hover, ignoreBounds=True)
+        self.hover_text = ""
+        self.x = np.array([])
+        self.od = np.array([])
+        self.spot: np.ndarray | None = None
+        self.current: tuple[float, float, float | None] | None = None
+        self._key: object = None
+        self.plot_widget.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
+
+    def set_result(self, inputs: EstimateInputs, result: EstimateResult) -> None:
+        # The curves do not depend on the current MFU: an MFU edit only moves the marker.
+        key = inputs.model_copy(
+            update={"efficiency": inputs.efficiency.model_copy(update={"mfu": 0.0})}
+        )
+        if key != self._key:
+            self._key = key
+            self._set_curves(inputs)
+        self._set_marker(inputs, result)
+
+    def _set_curves(self, inputs: EstimateInputs) -> None:
+        points = sweep_mfu(inputs, MFUS)
+        self.x = np.array([p.mfu * 100 for p in points])
+        self.od = np.array([p.on_demand_usd for p in points])
+        has_spot = all(p.spot_usd is not None for p in points)
+        self.spot = np.array([p.spot_usd for p in points], dtype=float) if has_spot else None
+        self.od_curve.setData(self.x, self.od)
+        if self.spot is not None:
+            self.spot_curve.setData(self.x, self.spot)
+            self.spot_curve.setVisible(True)
+        else:
+            self.spot_curve.setData([], [])
+            self.spot_curve.setVisible(False)
+
+    def _set_marker(self, inputs: EstimateInputs, result: EstimateResult) -> None:
+        mfu = inputs.efficiency.mfu * 100
+        cur_od = result.cost.on_demand_usd
+        cur_spot = result.cost.spot_usd
+        self.current = (mfu, cur_od, cur_spot)
+        spots = [{"pos": (mfu, cur_od), "brush": pg.mkBrush(OD_COLOR)}]
+        if cur_spot is not None:
+            spots.append({"pos": (mfu, cur_spot), "brush": pg.mkBrush(SPOT_COLOR)})
+        self.marker.setData(spots)
+        ymax = max(float(self.od.max()), cur_od)
+        if self.spot is not None:
+            ymax = max(ymax, float(self.spot.max()))
+        xmin, xmax = min(8.0, mfu - 2), max(62.0, mfu + 2)
+        self.plot_item.setXRange(xmin, xmax, padding=0)
+        self.plot_item.setYRange(0, ymax * 1.08, padding=0)
+        self.band_label.setPos(sum(BAND) / 2, ymax * 0.01)
+
+    def values_at(self, mfu_pct: float) -> tuple[float, float, float | None] | None:
+        """(MFU %, on-demand, spot) interpolated on the sweep; None outside it."""
+        if self.x.size == 0 or not self.x[0] <= mfu_pct <= self.x[-1]:
+            return None
+        od = float(np.interp(mfu_pct, self.x, self.od))
+        spot = float(np.interp(mfu_pct, self.x, self.spot)) if self.spot is not None else None
+        return mfu_pct, od, spot
+
+    def _on_scene_mouse_moved(self, pos: QPointF) -> None:
+        if not self.plot_item.sceneBoundingRect().contains(pos):
+            self._hide_hover()
+            return
+        p = self.view_box.mapSceneToView(pos)
+        vals = self.values_at(p.x())
+        if vals is None:
+            self._hide_hover()
+            return
+        mfu, od, spot = vals
+        text = f"MFU {mfu:.1f}%\non-demand {fmt_usd(od)}"
+        if spot is not None:
+            text += f"\nspot {fmt_usd(spot)}"
+        self.hover_text = text
+        self.hover.setText(text)
+        (x0, x1), (y0, y1) = self.view_box.viewRange()
+        # Keep the box inside the view: flip to the left of the cursor past the middle.
+        self.hover.setAnchor((1, 1) if mfu > (x0 + x1) / 2 else (0, 1))
+        self.hover.setPos(mfu, max(od, y0 + 0.35 * (y1 - y0)))
+        self.hover.setVisible(True)
+        self.cursor.setValue(mfu)
+        self.cursor.setVisible(True)
+
+    def _hide_hover(self) -> None:
+        self.hover_text = ""
+        self.hover.setVisible(False)
+        self.cursor.setVisible(False)

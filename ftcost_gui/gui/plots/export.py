@@ -1,0 +1,50 @@
+"""PNG via pyqtgraph's ImageExporter; SVG via QSvgGenerator.
+
+pyqtgraph 0.14's SVGExporter fails with Qt >= 6.11 (it cannot parse the 'Z' close-path tokens Qt
+now emits; pyqtgraph#3495, fix in PR #3458 not released), so SVG renders the scene through
+QSvgGenerator instead (ecosystem-notes §5.1).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pyqtgraph as pg
+import pyqtgraph.exporters
+from PySide6.QtCore import QRectF, QSize
+from PySide6.QtGui import QPainter
+from PySide6.QtSvg import QSvgGenerator
+
+
+def export_png(
+    widget: pg.GraphicsView, item: Any, path: str | os.PathLike[str], width: int | None = None
+) -> None:
+    """``item``: the graphics item to export (a PlotItem or a layout); width defaults to on-screen.
+
+    Upscaling with ``width`` enlarges fonts and data but not legends, so the default keeps the
+    on-screen size.
+    """
+    exporter = pg.exporters.ImageExporter(item)
+    if width is not None:
+        exporter.parameters()["width"] = width
+    exporter.export(str(path))
+
+
+def export_svg(
+    widget: pg.GraphicsView, item: Any, path: str | os.PathLike[str], title: str = ""
+) -> None:
+    """Render ``item``'s part of ``widget``'s scene into an SVG file."""
+    rect = item.sceneBoundingRect()
+    gen = QSvgGenerator()
+    gen.setFileName(str(path))
+    gen.setResolution(widget.logicalDpiX())  # must match the screen, else data and axes misalign
+    gen.setSize(QSize(int(rect.width()), int(rect.height())))
+    gen.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
+    if title:
+        gen.setTitle(title)
+    painter = QPainter(gen)
+    try:
+        widget.scene().render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
+    finally:
+        painter.end()

@@ -1,0 +1,153 @@
+"""Memory floor vs VRAM: stacked memory parts per method, with the GPU's usable and total lines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QWidget
+
+from ...core.inputs import EstimateInputs
+from ...core.results import MEMORY_PART_LABELS, EstimateResult
+from ...core.units import GIB
+from ..variants import estimate_variant
+from .base import PlotView
+
+COMPARED = ("full_amp_adamw", "full_adamw_8bit", "lora", "qlora")
+SHORT = {
+    "full_amp_adamw": "Full",
+    "full_adamw_8bit": "8-bit Adam",
+    "full_bf16_adamw": "bf16 full",
+    "lora": "LoRA",
+    "qlora": "QLoRA",
+}
+# Okabe-Ito-like palette plus two greys: distinct and colour-blind friendly.
+PART_COLORS = {
+    "weights": "#0072B2",
+    "gradients": "#E69F00",
+    "master": "#56B4E9",
+    "optimizer": "#D55E00",
+    "adapters": "#009E73",
+    "activations": "#CC79A7",
+    "logits": "#F0E442",
+    "buffers": "#999999",
+    "overhead": "#555555",
+}
+LEGEND_LABELS = {
+    "weights": "Weights",
+    "gradients": "Gradients",
+    "master": "fp32 master",
+    "optimizer": "Optimizer",
+    "adapters": "Adapters",
+    "activations": "Activations",
+    "logits": "Logits & loss",
+    "buffers": "Buffers",
+    "overhead": "CUDA/framework",
+}
+MAX_BARS = 5
+WIDTH = 0.6
+
+
+class MemoryPlot(PlotView):
+    """Stacked bars of ``MemoryBreakdown.parts()`` for full / 8-bit / LoRA / QLoRA (+ current)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("Memory per GPU by method", parent)
+        pi = self.plot_item
+        pi.setLabel("left", "Memory per GPU (GiB)")
+        pi.setLabel("bottom", "Method (* = current; same GPU count)")
+        pi.setMouseEnabled(x=False, y=False)
+        self.bars: dict[str, pg.BarGraphItem] = {}
+        for key, label in MEMORY_PART_LABELS.items():
+            color = QColor(PART_COLORS[key])
+            item = pg.BarGraphItem(
+                x=[0], height=[0], y0=[0], width=WIDTH, brush=color, pen=pg.mkPen("w", width=0.5),
+            )  # fmt: skip
+            pi.addItem(item)
+            self.legend.addItem(item, LEGEND_LABELS.get(key, label))
+            self.bars[key] = item
+        self.highlight = pg.BarGraphItem(
+            x=[0], height=[0], y0=[0], width=WIDTH + 0.08, brush=None,
+            pen=pg.mkPen("#000000", width=2.5, style=Qt.PenStyle.DashLine),
+        )  # fmt: skip
+        pi.addItem(self.highlight)
+        self.usable_line = pg.InfiniteLine(
+            angle=0, movable=False, pen=pg.mkPen("#b71c1c", width=2),
+            label="usable {value:.1f} GiB",
+            labelOpts={"position": 0.03, "color": "#b71c1c", "anchors": [(0, 1), (0, 1)]},
+        )  # fmt: skip
+        self.total_line = pg.InfiniteLine(
+            angle=0, movable=False, pen=pg.mkPen("#424242", width=1.5, style=Qt.PenStyle.DashLine),
+            label="total {value:.1f} GiB",
+            labelOpts={"position": 0.03, "color": "#424242", "anchors": [(0, 0), (0, 0)]},
+        )  # fmt: skip
+        pi.addItem(self.usable_line)
+        pi.addItem(self.total_line)
+        font = QFont()
+        font.setBold(True)
+        self.count_labels: list[pg.TextItem] = []
+        for _ in range(MAX_BARS):
+            t = pg.TextItem("", color="#000000", anchor=(0.5, 1.0))
+            t.setFont(font)
+            pi.addItem(t)
+            self.count_labels.append(t)
+        self.methods: tuple[str, ...] = ()
+        self.heights_gib: dict[str, list[float]] = {}
+        self.gpus_needed: dict[str, int | None] = {}
+        self.current_method = ""
+        self._key: object = None
+
+    def set_result(self, inputs: EstimateInputs, result: EstimateResult) -> None:
+        # Only the model, data, method and hardware move these bars: skip MFU/price/project edits.
+        key = (inputs.model, inputs.data, inputs.training, inputs.hardware, result.time.num_gpus)
+        if key == self._key:
+            return
+        self._key = key
+        method = inputs.training.method
+        methods = COMPARED if method in COMPARED else (*COMPARED, method)
+        results = {
+            m: result if m == method else estimate_variant(inputs, result, m) for m in methods
+        }
+        self.methods = methods
+        self.current_method = method
+        x = np.arange(len(methods), dtype=float)
+        self.heights_gib = {
+            key: [dict(results[m].memory.parts())[key] / GIB for m in methods]
+            for key in MEMORY_PART_LABELS
+        }
+        base = np.zeros(len(methods))
+        for key, item in self.bars.items():
+            h = np.asarray(self.heights_gib[key])
+            item.setOpts(x=x, height=h, y0=base.copy(), width=WIDTH)
+            base = base + h
+        totals = base
+        idx = methods.index(method)
+        self.highlight.setOpts(x=[x[idx]], height=[totals[idx]], y0=[0.0], width=WIDTH + 0.08)
+        usable = result.memory.usable_bytes / GIB
+        total = result.memory.capacity_bytes / GIB
+        self.usable_line.setValue(usable)
+        self.total_line.setValue(total)
+        self.gpus_needed = {m: results[m].memory.gpus_needed for m in methods}
+        for i, label in enumerate(self.count_labels):
+            if i < len(methods):
+                n = self.gpus_needed[methods[i]]
+                text = f"{n} GPU{'s' if n != 1 else ''}" if n is not None else "n/a"
+                if methods[i] == method:
+                    text = f"▶ {text}"
+                label.setText(text)
+                label.setPos(x[i], totals[i])
+                label.setVisible(True)
+            else:
+                label.setVisible(False)
+        ticks = [(float(i), SHORT[m] + ("*" if m == method else "")) for i, m in enumerate(methods)]
+        self.plot_item.getAxis("bottom").setTicks([ticks])
+        top = max(float(totals.max()), total) * 1.15
+        # Room on the right for the legend, so it never covers a bar.
+        self.plot_item.setXRange(-0.6, len(methods) + 0.9, padding=0)
+        self.plot_item.setYRange(0, top, padding=0)
+
+    def totals_gib(self) -> list[float]:
+        return [
+            sum(self.heights_gib[k][i] for k in self.heights_gib) for i in range(len(self.methods))
+        ]

@@ -1,0 +1,46 @@
+"""GUI fixtures: no real modal dialogs, and a main window built the way the app builds it."""
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _no_real_modal_dialogs(monkeypatch):
+    """Message boxes answer Discard; file dialogs fail unless a test patches them (§6.1)."""
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    calls: dict[str, list] = {"question": [], "warning": [], "critical": [], "information": []}
+
+    def _stub(name):
+        def _answer(*args, **kwargs):
+            calls[name].append(args)
+            return QMessageBox.StandardButton.Discard
+
+        return staticmethod(_answer)
+
+    for name in calls:
+        monkeypatch.setattr(QMessageBox, name, _stub(name))
+
+    def _fail(*args, **kwargs):
+        raise AssertionError("unexpected file dialog")
+
+    for name in ("getSaveFileName", "getOpenFileName", "getOpenFileNames", "getExistingDirectory"):
+        monkeypatch.setattr(QFileDialog, name, staticmethod(_fail))
+    return calls
+
+
+@pytest.fixture
+def dialogs(_no_real_modal_dialogs):
+    """The calls the stubbed message boxes received, by kind."""
+    return _no_real_modal_dialogs
+
+
+@pytest.fixture
+def window(qtbot):
+    from ftcost_gui.gui.main_window import MainWindow
+
+    w = MainWindow(build_plots_now=True)
+    qtbot.addWidget(w)
+    w.resize(1200, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    return w

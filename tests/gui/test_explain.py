@@ -1,0 +1,60 @@
+"""'How this is computed' carries the user's own numbers (Qt-free)."""
+
+import re
+
+import pytest
+
+from ftcost_gui.core import METHOD_LABELS, EstimateInputs, estimate
+from ftcost_gui.gui.defaults import EXAMPLES, article_000
+from ftcost_gui.gui.explain import explain_html, sci
+
+
+def _text(html: str) -> str:
+    return re.sub(r"<[^>]+>", "", html)
+
+
+def test_sci():
+    assert sci(3.30e18) == "3.30e18"
+    assert sci(6.61e9) == "6.61e9"
+    assert sci(9.999e5) == "1.00e6"
+
+
+def test_article_000_numbers_are_in_the_text():
+    inputs = article_000()
+    r = estimate(inputs)
+    text = _text(explain_html(inputs, r))
+    assert sci(r.flops.total_flops) in text
+    assert sci(r.tokens.tokens_processed) in text
+    assert "989 TFLOPS × MFU 0.40" in text
+    assert f"{r.time.compute_gpu_hours:,.1f} GPU-hours" in text
+    assert "16 = 2 (bf16 weights) + 2 (bf16 grads) + 4 (fp32 master) + 8" in text
+    assert "usable = 85% × 79.6 GiB" in text
+    assert f"= {r.memory.gpus_needed}" in text
+    assert f"{r.cost.spot_factor:.3f}" in text and "F = 1 + λ(T/2 + R)" in text
+    assert "12 B/param" in text
+    assert "per 1e18 FLOPs" in text
+    assert "project = runs × run + storage + engineering" in text
+    assert "simple rules" in text.lower()
+    assert sci(r.simple.flops) in text
+    assert "[articles 000 §FLOPs per token, 001]" in text
+
+
+@pytest.mark.parametrize("name", list(EXAMPLES))
+def test_every_example_and_method_explains(name):
+    base = EXAMPLES[name]()
+    for method in METHOD_LABELS:
+        doc = base.model_dump()
+        doc["training"]["method"] = method
+        doc["efficiency"]["measured_tokens_per_s"] = 2500.0
+        inputs = EstimateInputs.model_validate(doc)
+        html = explain_html(inputs, estimate(inputs))
+        assert "Training FLOPs" in html and "Memory per GPU" in html
+
+
+def test_step_check_shown_for_article_004():
+    inputs = EXAMPLES["article-004-7b-lora-a100.ftcost"]()
+    r = estimate(inputs)
+    text = _text(explain_html(inputs, r))
+    assert r.step_check is not None
+    assert f"{r.step_check.total_steps:,}" in text
+    assert "article 004" in text

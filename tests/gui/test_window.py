@@ -1,0 +1,230 @@
+"""Drive the real window like a person: type, pick, switch; compare with estimate()."""
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+
+from ftcost_gui.core import EstimateInputs, estimate
+from ftcost_gui.core.units import fmt_gib, fmt_usd
+from ftcost_gui.gui.defaults import article_000
+from ftcost_gui.gui.results_view import breakdown_rows, headline_texts
+
+
+def _type(qtbot, widget, text):
+    widget.setFocus()
+    widget.selectAll() if hasattr(widget, "selectAll") else None
+    if hasattr(widget, "lineEdit") and widget.lineEdit() is not None:
+        widget.lineEdit().selectAll()
+    qtbot.keyClicks(widget, text)
+    qtbot.keyClick(widget, Qt.Key.Key_Return)
+
+
+def _assert_views_match(window, inputs):
+    r = estimate(inputs)
+    assert window.store.result == r
+    for key, (value, detail, _tip) in headline_texts(inputs, r).items():
+        card = window.headline.cards[key]
+        assert card.value.text() == value
+        assert card.detail.text() == detail
+    assert window.breakdown.values() == [(b, c) for _a, b, c in breakdown_rows(inputs, r)]
+    return r
+
+
+def test_first_launch_shows_article_000(window):
+    assert window.store.inputs == article_000()
+    r = _assert_views_match(window, article_000())
+    mem = window.headline.cards["memory"].value.text()
+    assert mem == f"{fmt_gib(r.memory.total_bytes)} of {fmt_gib(r.memory.usable_bytes)} usable"
+    assert fmt_usd(r.cost.on_demand_usd) in window.summary_label.text()
+    assert not window.isWindowModified()
+    assert window.windowTitle() == "Untitled[*] — ftcost"
+
+
+def test_typing_a_token_count_updates_results(window, qtbot):
+    window.form_tabs.setCurrentIndex(1)
+    edit = window.panels["data"].editor("data", "total_tokens")
+    assert edit.text() == "60M"
+    edit.clear()
+    _type(qtbot, edit, "1.2e8")
+    assert window.store.inputs.data.total_tokens == 1.2e8
+    qtbot.waitUntil(lambda: not window.store.pending, timeout=1000)
+    _assert_views_match(window, window.store.inputs)
+    assert edit.text() == "120M"
+    assert window.isWindowModified()
+
+
+def test_typing_into_a_spin_box(window, qtbot):
+    window.form_tabs.setCurrentIndex(3)
+    spin = window.panels["hardware"].editor("efficiency", "mfu")
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin, "0.5")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert window.store.inputs.efficiency.mfu == 0.5
+    window.store.recompute_now()
+    _assert_views_match(window, window.store.inputs)
+
+
+def test_pick_preset_and_switch_method(window, qtbot):
+    model_panel = window.panels["model"]
+    combo = model_panel.preset_combo
+    idx = combo.findData("llama-2-7b")
+    combo.setCurrentIndex(idx)
+    combo.activated.emit(idx)
+    assert window.store.inputs.model.name.lower().startswith("llama")
+    assert window.undo_stack.count() == 1  # one set_inputs, one command
+    method = window.panels["training"].editor("training", "method")
+    method.setCurrentIndex(method.findData("lora"))
+    assert window.store.inputs.training.method == "lora"
+    window.store.recompute_now()
+    _assert_views_match(window, window.store.inputs)
+    # Editing an architecture field makes the preset 'Custom'.
+    layers = model_panel.editor("model", "num_layers")
+    layers.setValue(30)
+    assert combo.currentData() == "__custom__"
+
+
+def test_applicability_rules(window):
+    tp = window.panels["training"]
+    assert not tp.editor("training", "lora_rank").isVisibleTo(window)  # full FT
+    window.store.set_field("training", "method", "qlora")
+    assert tp.editor("training", "lora_rank").isVisibleTo(tp)
+    assert tp.editor("training", "lora_targets").isVisibleTo(tp)
+    assert not tp.editor("training", "num_gpus").isEnabled()  # auto count on
+    window.store.set_field("training", "auto_gpu_count", False)
+    assert tp.editor("training", "num_gpus").isEnabled()
+    dp = window.panels["data"]
+    assert dp.editor("data", "total_tokens").isVisibleTo(dp)
+    assert not dp.editor("data", "num_examples").isVisibleTo(dp)
+    window.store.set_field("data", "mode", "examples")
+    assert dp.editor("data", "num_examples").isVisibleTo(dp)
+    assert not dp.editor("data", "total_tokens").isVisibleTo(dp)
+
+
+def test_lora_targets_checkboxes(window):
+    window.store.set_field("training", "method", "lora")
+    editor = window.panels["training"].editor("training", "lora_targets")
+    editor.boxes["down_proj"].setChecked(True)
+    assert "down_proj" in window.store.inputs.training.lora_targets
+    for name in ("q_proj", "k_proj", "v_proj", "o_proj", "down_proj"):
+        editor.boxes[name].setChecked(False)
+    # Unchecking all is rejected (min_length=1): the last valid tuple stays.
+    assert window.store.inputs.training.lora_targets == ("down_proj",)
+    assert window.panels["training"].bindings[("training", "lora_targets")].error
+
+
+def test_gpu_picker_writes_catalog_spec(window):
+    from ftcost_gui.io.resources import builtin_catalog
+
+    hp = window.panels["hardware"]
+    hp.select_gpu("a100-80gb-sxm")
+    assert window.store.inputs.hardware.gpu == builtin_catalog().find("a100-80gb-sxm").to_spec()
+    price = hp.editor("hardware.gpu", "on_demand_usd_per_hour")
+    assert price.isEnabled()
+    price.setValue(1.75)
+    assert window.store.inputs.hardware.gpu.on_demand_usd_per_hour == 1.75
+    assert hp.gpu_combo.currentData() == "a100-80gb-sxm"  # prices edited, still that GPU
+    spot = hp.editor("hardware.gpu", "spot_usd_per_hour")
+    spot.setValue(spot.minimum())
+    assert window.store.inputs.hardware.gpu.spot_usd_per_hour is None
+    window.store.recompute_now()
+    assert window.headline.cards["cost"].detail.text().startswith("no spot price")
+
+
+def test_invalid_value_marks_field_and_keeps_result(window, qtbot):
+    before = window.store.result
+    inputs_before = window.store.inputs
+    kv = window.panels["model"].editor("model", "num_kv_heads")
+    kv.lineEdit().selectAll()
+    qtbot.keyClicks(kv, "5")
+    qtbot.keyClick(kv, Qt.Key.Key_Return)
+    binding = window.panels["model"].bindings[("model", "num_kv_heads")]
+    assert binding.error and "must divide" in binding.error
+    assert "Not applied" in kv.toolTip()
+    assert kv.styleSheet()
+    assert window.store.inputs == inputs_before
+    window.store.recompute_now()
+    assert window.store.result == before
+    assert (
+        window.headline.cards["memory"].value.text()
+        == headline_texts(inputs_before, before)["memory"][0]
+    )
+    kv.setValue(4)
+    assert not binding.error and not kv.styleSheet()
+
+
+def test_unreadable_number_is_marked(window, qtbot):
+    edit = window.panels["data"].editor("data", "total_tokens")
+    edit.setText("1e")
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    assert window.panels["data"].bindings[("data", "total_tokens")].error
+    assert window.store.inputs.data.total_tokens == 6e7
+
+
+def test_undo_redo_restores_values(window, qtbot):
+    spin = window.panels["hardware"].editor("efficiency", "mfu")
+    spin.setValue(0.45)
+    spin.setValue(0.5)
+    assert window.undo_stack.count() == 2
+    assert window.isWindowModified()
+    window.undo_action.trigger()
+    assert window.store.inputs.efficiency.mfu == 0.45
+    assert spin.value() == 0.45
+    window.undo_action.trigger()
+    assert window.store.inputs == article_000()
+    assert not window.isWindowModified()  # back at the clean state
+    window.redo_action.trigger()
+    assert window.store.inputs.efficiency.mfu == 0.45
+    window.store.recompute_now()
+    _assert_views_match(window, window.store.inputs)
+    assert any(s.matches(QKeySequence("Ctrl+Shift+Z")) for s in window.redo_action.shortcuts())
+    assert window.undo_action.shortcuts()
+
+
+def test_explain_view_shows_current_numbers(window):
+    window.store.set_field("efficiency", "mfu", 0.3)
+    window.store.recompute_now()
+    window.result_tabs.setCurrentWidget(window.explain)
+    text = window.explain.toPlainText()
+    assert "MFU 0.30" in text
+    from ftcost_gui.gui.explain import sci
+
+    assert sci(window.store.result.flops.total_flops) in text
+
+
+def test_status_bar_and_tooltips(window):
+    assert "GPU-h" in window.summary_label.text()
+    for panel in window.panels.values():
+        for binding in panel.bindings.values():
+            assert binding.widget.toolTip(), binding.spec.name
+
+
+def test_rows_are_generated_from_metadata(window):
+    from ftcost_gui.core.fields import field_spec
+    from ftcost_gui.core.inputs import DataSpec
+
+    panel = window.panels["data"]
+    label = panel._labels[("data", "max_seq_len")]
+    assert label.text() == f"{field_spec(DataSpec, 'max_seq_len').label}:"
+    assert panel.editor("data", "max_seq_len").suffix() == " tokens"
+
+
+def test_tab_order_follows_rows(window):
+    panel = window.panels["data"]
+    a = panel.editor("data", "mode")
+    b = panel.editor("data", "num_examples")
+    assert a.nextInFocusChain() is not None
+    # QFormLayout adds rows in order, so focus moves down the form.
+    chain, w = [], a
+    for _ in range(10):
+        w = w.nextInFocusChain()
+        chain.append(w)
+    assert b in chain or panel.editor("data", "total_tokens") in chain
+
+
+def test_estimate_inputs_default_window(qtbot):
+    from ftcost_gui.gui.main_window import MainWindow
+    from ftcost_gui.gui.store import EstimateStore
+
+    w = MainWindow(EstimateStore(EstimateInputs()))
+    qtbot.addWidget(w)
+    w.ensure_plots()
+    assert w.memory_plot.methods
