@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .architecture import ModelSpec
 from .inputs import GpuSpec
@@ -21,6 +24,13 @@ class CatalogGpu(GpuSpec):
     year: int | None = None
     spec_source: str = ""
     notes: str = ""
+
+    @field_validator("memory_vendor_gb", "tdp_w")
+    @classmethod
+    def _positive(cls, v: float | None) -> float | None:
+        if v is not None and not (math.isfinite(v) and v > 0):
+            raise ValueError("must be a finite number greater than 0")
+        return v
 
     def to_spec(self) -> GpuSpec:
         """The part an estimate keeps (and an estimate file snapshots)."""
@@ -52,8 +62,11 @@ class ModelPreset(BaseModel):
     family: str
     size: str
     license: str = ""
-    source: str = ""
-    expected_total: int | None = None
+    hf_id: str = (
+        ""  # the Hugging Face repository the numbers were read from, e.g. "Qwen/Qwen2.5-7B"
+    )
+    source: str = ""  # where the architecture and expected_total come from
+    expected_total: int | None = None  # the published exact parameter count
     spec: ModelSpec
 
 
@@ -65,8 +78,180 @@ class PresetLibrary(BaseModel):
     models: tuple[ModelPreset, ...]
 
     def find(self, key: str) -> ModelPreset | None:
+        """By id or display name, case-insensitive."""
         k = key.strip().lower()
         for p in self.models:
             if p.id.lower() == k or p.spec.name.lower() == k:
                 return p
         return None
+
+    def find_hf_id(self, repo_id: str) -> ModelPreset | None:
+        """By Hugging Face repository id ("Qwen/Qwen2.5-7B"), case-insensitive."""
+        k = repo_id.strip().lower()
+        for p in self.models:
+            if p.hf_id and p.hf_id.lower() == k:
+                return p
+        return None
+
+
+# --- Effective catalog: built-in rows overridden by a user catalog ---------------------------
+
+BUILTIN_NAME = "Built-in"
+"""The built-in catalog's name; no user catalog may take it (any case)."""
+BUILTIN_ORIGIN = "built-in"
+USER_ORIGIN_PREFIX = "user:"
+
+
+def id_key(gpu_id: str) -> str:
+    """How ids are matched: ignoring case and surrounding spaces ('H100-SXM' is 'h100-sxm')."""
+    return gpu_id.strip().casefold()
+
+
+def user_origin(catalog_name: str) -> str:
+    return f"{USER_ORIGIN_PREFIX}{catalog_name}"
+
+
+@dataclass(frozen=True, slots=True)
+class EffectiveRow:
+    """One GPU of the effective catalog and where it came from.
+
+    ``origin`` is ``"built-in"`` or ``"user:<catalog name>"``; ``overrides_builtin`` is true for
+    a user row whose id is also a built-in id (``builtin`` is then the row it replaces).
+    """
+
+    gpu: CatalogGpu
+    origin: str
+    overrides_builtin: bool = False
+    builtin: CatalogGpu | None = None
+
+    @property
+    def is_user(self) -> bool:
+        return self.origin.startswith(USER_ORIGIN_PREFIX)
+
+
+def merge_catalogs(builtin: GpuCatalog, user: GpuCatalog | None = None) -> list[EffectiveRow]:
+    """The effective catalog: user rows override built-in rows of the same id (case-insensitive).
+
+    Order: the built-in order (an overridden row keeps its place), then the user-only rows in the
+    user catalog's order. Nothing is dropped: every row of both catalogs is either shown or
+    replaced by the user row of the same id.
+    """
+    if user is None:
+        return [EffectiveRow(g, BUILTIN_ORIGIN) for g in builtin.gpus]
+    origin = user_origin(user.name)
+    by_id = {id_key(g.id): g for g in user.gpus}
+    rows: list[EffectiveRow] = []
+    used: set[str] = set()
+    for g in builtin.gpus:
+        k = id_key(g.id)
+        mine = by_id.get(k)
+        if mine is None:
+            rows.append(EffectiveRow(g, BUILTIN_ORIGIN))
+        else:
+            rows.append(EffectiveRow(mine, origin, overrides_builtin=True, builtin=g))
+            used.add(k)
+    rows += [EffectiveRow(g, origin) for g in user.gpus if id_key(g.id) not in used]
+    return rows
+
+
+def find_row(rows: Iterable[EffectiveRow], key: str) -> EffectiveRow | None:
+    """By id or display name, case-insensitive (as GpuCatalog.find)."""
+    k = key.strip().casefold()
+    for r in rows:
+        if id_key(r.gpu.id) == k or r.gpu.name.strip().casefold() == k:
+            return r
+    return None
+
+
+def duplicate_ids(gpus: Iterable[GpuSpec]) -> list[str]:
+    """Ids that occur more than once (case-insensitive), each once, in first-seen order."""
+    seen: set[str] = set()
+    dups: dict[str, str] = {}
+    for g in gpus:
+        k = id_key(g.id)
+        if k in seen:
+            dups.setdefault(k, g.id)
+        seen.add(k)
+    return list(dups.values())
+
+
+def row_problems(gpus: Iterable[GpuSpec]) -> list[str]:
+    """What keeps rows from forming one catalog: empty ids and duplicate ids (one line each)."""
+    gpus = list(gpus)
+    out = [f"row {i + 1} has an empty id" for i, g in enumerate(gpus) if not g.id.strip()]
+    out += [f"duplicate id {d!r}" for d in duplicate_ids(g for g in gpus if g.id.strip())]
+    return out
+
+
+# --- Per-cell validation (the editor and the CSV import share it) -----------------------------
+
+CATALOG_FIELDS: tuple[str, ...] = tuple(CatalogGpu.model_fields)
+"""Every field of a catalog row, in the documented CSV column order."""
+
+
+def validate_row(data: Mapping[str, Any]) -> tuple[CatalogGpu | None, list[tuple[str, str]]]:
+    """A row from plain values: (the row, []) or (None, [(field, reason), ...]).
+
+    The reasons are pydantic's messages for the field's bounds (e.g. memory 'Input should be
+    greater than 0', a negative price 'Input should be greater than or equal to 0').
+    """
+    try:
+        return CatalogGpu.model_validate(dict(data)), []
+    except ValidationError as exc:
+        errors = []
+        for e in exc.errors():
+            field = str(e["loc"][0]) if e["loc"] else ""
+            errors.append((field, e["msg"]))
+        return None, errors
+
+
+def cell_error(row: CatalogGpu, field: str, value: Any) -> str | None:
+    """Why ``value`` is refused for ``field`` of ``row`` (pydantic's message), or None if valid."""
+    if field not in CatalogGpu.model_fields:
+        return f"unknown field {field!r}"
+    if field == "id" and isinstance(value, str) and not value.strip():
+        return "the id must not be empty"
+    _, errors = validate_row({**row.model_dump(), field: value})
+    mine = [msg for f, msg in errors if f == field]
+    return mine[0] if mine else None
+
+
+# --- Prices of an estimate vs the catalog ------------------------------------------------------
+
+
+class PriceUpdate(NamedTuple):
+    """The catalog's prices for the estimate's GPU, where they differ from the estimate's."""
+
+    on_demand_usd_per_hour: float
+    spot_usd_per_hour: float | None
+
+
+def _same_price(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def price_differences(spec: GpuSpec, rows: Iterable[EffectiveRow | GpuSpec]) -> PriceUpdate | None:
+    """(on-demand now, spot now) if the catalog row with the spec's id prices it differently.
+
+    None when no row has that id (a custom GPU) or when both prices are the same. The 'as of'
+    date and source notes are not compared: only prices change the estimate.
+    """
+    k = id_key(spec.id)
+    for r in rows:
+        g = r.gpu if isinstance(r, EffectiveRow) else r
+        if id_key(g.id) != k:
+            continue
+        if _same_price(g.on_demand_usd_per_hour, spec.on_demand_usd_per_hour) and _same_price(
+            g.spot_usd_per_hour, spec.spot_usd_per_hour
+        ):
+            return None
+        return PriceUpdate(g.on_demand_usd_per_hour, g.spot_usd_per_hour)
+    return None
+
+
+def with_catalog_prices(spec: GpuSpec, row: GpuSpec) -> GpuSpec:
+    """The estimate's spec with the catalog row's prices, 'as of' date and price source."""
+    keep = ("on_demand_usd_per_hour", "spot_usd_per_hour", "price_as_of", "price_source")
+    return spec.model_copy(update={k: getattr(row, k) for k in keep})

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from ftcost_gui.core import EstimateInputs, estimate
-from ftcost_gui.core.units import GIB
 
 from .helpers import gpu
 

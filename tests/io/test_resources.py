@@ -69,7 +69,9 @@ def test_known_gpu_figures():
 
 def test_presets_exact_totals():
     presets = builtin_presets()
-    assert tuple(p.id for p in presets.models) == PRESET_IDS
+    ids = [p.id for p in presets.models]
+    assert set(PRESET_IDS) <= set(ids)  # the first five ids stay (saved settings name them)
+    assert len(set(ids)) == len(ids) >= 30
     for p in presets.models:
         assert p.expected_total is not None, p.id
         assert count_params(p.spec).total == p.expected_total, p.id
