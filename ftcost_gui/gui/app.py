@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from collections.abc import Sequence
 
+SMOKE_ENV = "FTCOST_SMOKE_EXIT_AFTER_SHOW"
+DESKTOP_ID = "io.github.ftcost.ftcost"
 
-def main(argv: Sequence[str] | None = None) -> int:
+
+def _exit_after_first_paint(app, window, started: float) -> None:
+    """packaging/smoke.sh: print the time to the first painted window, then quit with 0."""
+    from PySide6.QtCore import QEvent, QObject, QTimer
+
+    class _FirstPaint(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                window.removeEventFilter(self)
+                secs = time.perf_counter() - started
+                print(f"ftcost: window shown after {secs:.2f} s", flush=True)
+                QTimer.singleShot(0, lambda: app.exit(0))
+            return False
+
+    window._smoke_filter = _FirstPaint(window)  # keep a reference for the window's lifetime
+    window.installEventFilter(window._smoke_filter)
+
+
+def main(argv: Sequence[str] | None = None, started: float | None = None) -> int:
     """Start the window; ``argv[1]`` (if given) is an estimate file to open."""
+    started = time.perf_counter() if started is None else started
     argv = list(sys.argv if argv is None else argv)
     from PySide6.QtWidgets import QApplication
 
@@ -18,11 +41,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setApplicationDisplayName("ftcost")
     app.setOrganizationName("FtCostProject")
     app.setApplicationVersion(__version__)
+    app.setDesktopFileName(DESKTOP_ID)  # matches packaging/linux/*.desktop (taskbar icon)
+    from .about import app_icon
     from .main_window import MainWindow
 
+    app.setWindowIcon(app_icon())
     window = MainWindow()
     files = [a for a in argv[1:] if not a.startswith("-")]
     if files:
         window.load_path(files[0])
+    if os.environ.get(SMOKE_ENV) == "1":
+        _exit_after_first_paint(app, window, started)
     window.show()
     return app.exec()
