@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .. import __version__
 from ..core.inputs import METHOD_LABELS, EstimateInputs
 from ..core.results import EstimateResult
 from ..core.units import fmt_gib, fmt_usd
@@ -536,9 +535,6 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def _show_about(self) -> None:
-        QMessageBox.information(
-            self,
-            f"About {APP_TITLE}",
-            f"ftcost {__version__}\n\nAn offline estimate of what a fine-tuning run needs and "
-            "costs: memory per GPU, GPU-hours, wall-clock and money.",
-        )
+        from .about import show_about
+
+        show_about(self)
