@@ -1,4 +1,4 @@
-"""The headless command line: ``ftcost estimate | gpus | models``.
+"""The headless command line: ``ftcost estimate | compare | gpus | catalogs | models``.
 
 Every number comes from ``core.estimate``; this module only turns flags and files into
 ``EstimateInputs`` (always through ``model_validate``, so bounds are checked) and prints the result
@@ -20,7 +20,11 @@ from pydantic import ValidationError
 
 from . import __version__
 from .cli_format import (
+    catalogs_document,
+    compare_document,
     estimate_document,
+    format_catalogs,
+    format_compare,
     format_estimate,
     format_gpus,
     format_models,
@@ -28,8 +32,11 @@ from .cli_format import (
     models_document,
     to_json,
 )
+from .core.catalog import EffectiveRow, find_row, merge_catalogs
+from .core.compare import compare_gpus, rank_by_cost, rank_by_wall_clock
 from .core.estimate import estimate
 from .core.inputs import EstimateInputs
+from .io.catalog_store import CatalogError, CatalogProblem, CatalogStore
 from .io.estimate_file import EstimateFileError, load_estimate, save_estimate
 from .io.resources import builtin_catalog, builtin_presets
 
@@ -102,12 +109,64 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("file", nargs="?", metavar="FILE", help="an estimate file (.ftcost)")
     est.add_argument("--json", action="store_true", help="print the inputs and result as JSON")
     est.add_argument("--save", metavar="PATH", help="also write the inputs to an estimate file")
+    _add_input_flags(est)
 
-    g = est.add_argument_group("model")
+    cmp_ = sub.add_parser(
+        "compare",
+        help="which GPU for this job: the estimate on every GPU of the catalog, ranked",
+        description="Run the estimate (FILE and/or flags, as 'ftcost estimate') on every GPU of "
+        "the effective catalog at its catalog prices, and rank the GPUs by cost per run (the "
+        "ones that fit first) or by wall-clock.",
+    )
+    cmp_.add_argument("file", nargs="?", metavar="FILE", help="an estimate file (.ftcost)")
+    cmp_.add_argument("--json", action="store_true", help="print the ranking as JSON")
+    cmp_.add_argument(
+        "--by",
+        choices=("cost", "time"),
+        default="cost",
+        help="rank by cost per run on-demand (default) or by held wall-clock",
+    )
+    cmp_.add_argument("--save", metavar="PATH", help="also write the inputs to an estimate file")
+    _add_input_flags(cmp_)
+
+    p = sub.add_parser(
+        "gpus",
+        help="list the GPUs of the effective catalog",
+        description="List the GPUs of the effective catalog (built-in rows, overridden by the "
+        "active user catalog's or by --catalog's), with the origin of each row.",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+    _add_catalog_flag(p)
+
+    p = sub.add_parser(
+        "catalogs",
+        help="list the user GPU catalogs and the active one",
+        description="List the user GPU catalogs (in the config folder) and which one is active.",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser(
+        "models", help="list the model presets", description="List the model presets."
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def _add_catalog_flag(p: Any) -> None:
+    p.add_argument(
+        "--catalog",
+        metavar="NAME",
+        help="GPU catalog to use: a user catalog's name or 'Built-in' (default: the active one)",
+    )
+
+
+def _add_input_flags(p: argparse.ArgumentParser) -> None:
+    """The flags that set inputs: shared by 'estimate' and 'compare'."""
+    g = p.add_argument_group("model")
     g.add_argument("--model", metavar="ID", help="preset id or name (see 'ftcost models')")
     g.add_argument("--params", type=float, metavar="N", help="bare parameter count, e.g. 7.62e9")
 
-    g = est.add_argument_group("data")
+    g = p.add_argument_group("data")
     amount = g.add_mutually_exclusive_group()
     amount.add_argument("--tokens", type=float, metavar="N", help="useful tokens, all epochs")
     amount.add_argument("--examples", type=int, metavar="N", help="training examples")
@@ -116,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--seq-len", type=int, metavar="N", help="max sequence length (tokens)")
     g.add_argument("--packing", action=argparse.BooleanOptionalAction, help="sequence packing")
 
-    g = est.add_argument_group("training")
+    g = p.add_argument_group("training")
     g.add_argument("--method", choices=tuple(METHOD_FLAGS), help="training recipe")
     g.add_argument("--rank", type=int, metavar="R", help="LoRA rank")
     g.add_argument("--targets", metavar="LIST", help="LoRA targets, comma-separated")
@@ -132,8 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--sharding", choices=("none", "zero1", "zero2", "zero3"), help="sharding")
     g.add_argument("--offload", action=argparse.BooleanOptionalAction, help="optimizer on the CPU")
 
-    g = est.add_argument_group("hardware and prices")
+    g = p.add_argument_group("hardware and prices")
     g.add_argument("--gpu", metavar="ID", help="catalog GPU id or name (see 'ftcost gpus')")
+    _add_catalog_flag(g)
     g.add_argument("--mfu", type=float, metavar="F", help="model FLOPs utilisation, 0-1")
     g.add_argument("--price", type=float, metavar="USD", help="on-demand $/GPU-hour")
     g.add_argument(
@@ -146,11 +206,6 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--runs", type=int, metavar="N", help="planned runs in the project")
     g.add_argument("--step-time", type=float, metavar="S", help="measured seconds per step")
 
-    for name, text in (("gpus", "list the built-in GPUs"), ("models", "list the model presets")):
-        p = sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
-        p.add_argument("--json", action="store_true", help="print JSON")
-    return parser
-
 
 def _suggest(key: str, names: Iterable[tuple[str, str]]) -> str:
     """'; did you mean ...?' from (alias, display name) pairs, each display name once."""
@@ -162,13 +217,71 @@ def _suggest(key: str, names: Iterable[tuple[str, str]]) -> str:
     return f"; did you mean {', '.join(repr(n) for n in shown)}?" if shown else ""
 
 
-def find_gpu(key: str) -> dict[str, Any]:
-    catalog = builtin_catalog()
-    gpu = catalog.find(key)
-    if gpu is None:
-        names = [(alias, g.name) for g in catalog.gpus for alias in (g.id, g.name)]
+class CatalogView:
+    """The effective GPU catalog for one command: loaded on first use, problems told once.
+
+    ``name`` is ``--catalog`` (None: the active catalog). A catalog file set aside on the way is
+    reported as one ``ftcost: warning: ...`` line on ``err``; the command goes on without it.
+    """
+
+    def __init__(self, name: str | None, err: Any) -> None:
+        self.requested = name
+        self._err = err
+        self._store: CatalogStore | None = None
+        self._rows: list[EffectiveRow] | None = None
+        self._name: str | None = None
+
+    @property
+    def store(self) -> CatalogStore:
+        if self._store is None:
+            self._store = CatalogStore()
+        return self._store
+
+    def warn(self, problems: Iterable[CatalogProblem]) -> None:
+        for p in problems:
+            self._err.write(f"ftcost: warning: {' '.join(str(p).split())}\n")
+
+    def _load(self) -> None:
+        store = self.store
+        try:
+            rows, problems = store.effective_catalog(self.requested)
+            name = store.effective_name(self.requested)
+        except CatalogError:
+            self.warn(store.take_problems())
+            if self.requested is not None and not store.exists(self.requested):
+                names = [(n, n) for n in store.list()]
+                raise CliError(
+                    f"unknown catalog {self.requested!r}{_suggest(self.requested, names)} "
+                    "(see 'ftcost catalogs')"
+                ) from None
+            raise
+        self.warn([*problems, *store.take_problems()])
+        self._rows, self._name = rows, name
+
+    @property
+    def rows(self) -> list[EffectiveRow]:
+        if self._rows is None:
+            self._load()
+        assert self._rows is not None
+        return self._rows
+
+    @property
+    def name(self) -> str:
+        if self._name is None:
+            self._load()
+        assert self._name is not None
+        return self._name
+
+
+def find_gpu(key: str, rows: list[EffectiveRow] | None = None) -> dict[str, Any]:
+    """The GPU spec (with its catalog prices) by id or name in ``rows`` (default: built-in)."""
+    if rows is None:
+        rows = merge_catalogs(builtin_catalog())
+    row = find_row(rows, key)
+    if row is None:
+        names = [(alias, r.gpu.name) for r in rows for alias in (r.gpu.id, r.gpu.name)]
         raise CliError(f"unknown GPU {key!r}{_suggest(key, names)} (see 'ftcost gpus')")
-    return gpu.to_spec().model_dump()
+    return row.gpu.to_spec().model_dump()
 
 
 def find_model(key: str) -> dict[str, Any]:
@@ -187,8 +300,13 @@ def _targets(text: str) -> list[str]:
     return items
 
 
-def inputs_from_args(args: argparse.Namespace) -> EstimateInputs:
-    """The file's inputs (or the defaults) with the flags given applied, validated."""
+def inputs_from_args(
+    args: argparse.Namespace, catalog: CatalogView | None = None
+) -> EstimateInputs:
+    """The file's inputs (or the defaults) with the flags given applied, validated.
+
+    ``--gpu`` is looked up in ``catalog`` (the effective catalog), else in the built-in one.
+    """
     base = load_estimate(args.file) if args.file else EstimateInputs()
     d = base.model_dump()
     model, data, tr = d["model"], d["data"], d["training"]
@@ -224,7 +342,7 @@ def inputs_from_args(args: argparse.Namespace) -> EstimateInputs:
     _set(tr, "cpu_offload_optimizer", args.offload)
 
     if args.gpu is not None:
-        hw["gpu"] = find_gpu(args.gpu)
+        hw["gpu"] = find_gpu(args.gpu, catalog.rows if catalog is not None else None)
     _set(hw["gpu"], "on_demand_usd_per_hour", args.price)
     if hasattr(args, "spot_price"):
         hw["gpu"]["spot_usd_per_hour"] = args.spot_price
@@ -259,14 +377,21 @@ def describe_validation(err: ValidationError) -> str:
     return text
 
 
-def _cmd_estimate(args: argparse.Namespace, out: Any) -> int:
-    inputs = inputs_from_args(args)
-    result = estimate(inputs)
+def _save(args: argparse.Namespace, inputs: EstimateInputs) -> None:
     if args.save:
         try:
             save_estimate(args.save, inputs)
         except OSError as exc:
             raise CliError(f"cannot write {args.save}: {exc.strerror or exc}") from None
+
+
+def _cmd_estimate(args: argparse.Namespace, out: Any) -> int:
+    catalog = CatalogView(args.catalog, sys.stderr)
+    if args.catalog is not None:
+        catalog.rows  # noqa: B018  (an unknown --catalog is an error even without --gpu)
+    inputs = inputs_from_args(args, catalog)
+    result = estimate(inputs)
+    _save(args, inputs)
     if args.json:
         out.write(to_json(estimate_document(inputs, result)) + "\n")
     else:
@@ -274,9 +399,42 @@ def _cmd_estimate(args: argparse.Namespace, out: Any) -> int:
     return EXIT_OK
 
 
+def _cmd_compare(args: argparse.Namespace, out: Any) -> int:
+    if args.price is not None or hasattr(args, "spot_price"):
+        raise CliError(
+            "--price and --spot-price set one GPU's prices; compare prices every GPU from the "
+            "catalog (put your prices in a user catalog, see docs/catalogs.md)"
+        )
+    catalog = CatalogView(args.catalog, sys.stderr)
+    inputs = inputs_from_args(args, catalog)
+    rows = compare_gpus(inputs, catalog.rows)
+    ranked = rank_by_cost(rows) if args.by == "cost" else rank_by_wall_clock(rows)
+    _save(args, inputs)
+    if args.json:
+        doc = compare_document(inputs, ranked, catalog.name, args.by)
+        out.write(to_json(doc) + "\n")
+    else:
+        out.write(format_compare(inputs, ranked, catalog.name, args.by))
+    return EXIT_OK
+
+
 def _cmd_gpus(args: argparse.Namespace, out: Any) -> int:
-    catalog = builtin_catalog()
-    out.write(to_json(gpus_document(catalog)) + "\n" if args.json else format_gpus(catalog))
+    catalog = CatalogView(args.catalog, sys.stderr)
+    rows, name = catalog.rows, catalog.name
+    out.write(to_json(gpus_document(rows, name)) + "\n" if args.json else format_gpus(rows, name))
+    return EXIT_OK
+
+
+def _cmd_catalogs(args: argparse.Namespace, out: Any) -> int:
+    view = CatalogView(None, sys.stderr)
+    store = view.store
+    entries = store.entries()
+    active = store.get_active()
+    view.warn(store.take_problems())
+    if args.json:
+        out.write(to_json(catalogs_document(entries, active, store.root)) + "\n")
+    else:
+        out.write(format_catalogs(entries, active, store.root, len(store.builtin.gpus)))
     return EXIT_OK
 
 
@@ -286,7 +444,13 @@ def _cmd_models(args: argparse.Namespace, out: Any) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"estimate": _cmd_estimate, "gpus": _cmd_gpus, "models": _cmd_models}
+COMMANDS = {
+    "estimate": _cmd_estimate,
+    "compare": _cmd_compare,
+    "gpus": _cmd_gpus,
+    "catalogs": _cmd_catalogs,
+    "models": _cmd_models,
+}
 
 
 def _fail(message: str) -> int:
@@ -307,6 +471,8 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         return _fail(str(exc))
     except EstimateFileError as exc:
+        return _fail(str(exc))
+    except CatalogError as exc:
         return _fail(str(exc))
     except ValidationError as exc:
         return _fail(describe_validation(exc))

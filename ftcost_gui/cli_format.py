@@ -5,10 +5,19 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from .core.architecture import count_params
-from .core.catalog import GpuCatalog, PresetLibrary
+from .core.catalog import (
+    BUILTIN_NAME,
+    BUILTIN_ORIGIN,
+    EffectiveRow,
+    GpuCatalog,
+    PresetLibrary,
+    merge_catalogs,
+)
+from .core.compare import GpuComparison, cheapest_fitting, fastest_fitting
 from .core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs
 from .core.results import MEMORY_PART_LABELS, EstimateResult
 from .core.units import (
@@ -54,12 +63,73 @@ def estimate_document(inputs: EstimateInputs, result: EstimateResult) -> dict[st
     }
 
 
-def gpus_document(catalog: GpuCatalog) -> dict[str, Any]:
+def _rows(catalog: GpuCatalog | Sequence[EffectiveRow]) -> list[EffectiveRow]:
+    return merge_catalogs(catalog) if isinstance(catalog, GpuCatalog) else list(catalog)
+
+
+def gpus_document(
+    catalog: GpuCatalog | Sequence[EffectiveRow], name: str | None = None
+) -> dict[str, Any]:
+    """``ftcost gpus --json``: each GPU's fields plus ``origin`` and ``overrides_builtin``."""
+    rows = _rows(catalog)
+    if name is None:
+        name = catalog.name if isinstance(catalog, GpuCatalog) else BUILTIN_NAME
     return {
         "format": "ftcost-gpus",
         "version": 1,
-        "catalog": catalog.name,
-        "gpus": [g.model_dump(mode="json") for g in catalog.gpus],
+        "catalog": name,
+        "gpus": [
+            {
+                **r.gpu.model_dump(mode="json"),
+                "origin": r.origin,
+                "overrides_builtin": r.overrides_builtin,
+            }
+            for r in rows
+        ],
+    }
+
+
+def compare_row_document(row: GpuComparison, rank: int | None) -> dict[str, Any]:
+    return {"rank": rank, **row.model_dump(mode="json")}
+
+
+def compare_document(
+    inputs: EstimateInputs, ranked: Sequence[GpuComparison], catalog: str, by: str
+) -> dict[str, Any]:
+    """``ftcost compare --json`` (docs/catalogs.md): the ranked rows and the picks."""
+    cheapest = cheapest_fitting(ranked)
+    fastest = fastest_fitting(ranked)
+    rows = []
+    rank = 0
+    for r in ranked:
+        if r.fits:
+            rank += 1
+        rows.append(compare_row_document(r, rank if r.fits else None))
+    return {
+        "format": "ftcost-compare",
+        "version": 1,
+        "catalog": catalog,
+        "ranked_by": "cost" if by == "cost" else "wall_clock",
+        "cheapest_fitting": cheapest.gpu_id if cheapest else None,
+        "fastest_fitting": fastest.gpu_id if fastest else None,
+        "inputs": inputs.model_dump(mode="json"),
+        "rows": rows,
+    }
+
+
+def catalogs_document(
+    entries: Sequence[tuple[GpuCatalog, Path]], active: str | None, folder: Path
+) -> dict[str, Any]:
+    """``ftcost catalogs --json``: the folder, the active catalog's name and the user catalogs."""
+    return {
+        "format": "ftcost-catalogs",
+        "version": 1,
+        "folder": str(folder),
+        "active": active if active is not None else BUILTIN_NAME,
+        "catalogs": [
+            {"name": c.name, "description": c.description, "gpus": len(c.gpus), "file": str(p)}
+            for c, p in entries
+        ],
     }
 
 
@@ -95,7 +165,10 @@ def _price(x: float | None) -> str:
     return "-" if x is None else f"{x:,.2f}"
 
 
-def format_gpus(catalog: GpuCatalog) -> str:
+def format_gpus(catalog: GpuCatalog | Sequence[EffectiveRow], name: str | None = None) -> str:
+    effective = _rows(catalog)
+    if name is None:
+        name = catalog.name if isinstance(catalog, GpuCatalog) else BUILTIN_NAME
     rows = [
         [
             g.id,
@@ -107,16 +180,122 @@ def format_gpus(catalog: GpuCatalog) -> str:
             _price(g.on_demand_usd_per_hour),
             _price(g.spot_usd_per_hour),
             g.price_as_of or "-",
+            _origin(r),
         ]
-        for g in catalog.gpus
+        for r in effective
+        for g in (r.gpu,)
     ]
     headers = [
         "ID", "NAME", "MEM GiB", "BF16 TFLOPS", "HBM GB/s", "INTERCONNECT GB/s",
-        "ON-DEMAND $/h", "SPOT $/h", "PRICES AS OF",
+        "ON-DEMAND $/h", "SPOT $/h", "PRICES AS OF", "ORIGIN",
     ]  # fmt: skip
-    right = [False, False, True, True, True, False, True, True, False]
+    right = [False, False, True, True, True, False, True, True, False, False]
     note = "Dense BF16 (FP16 where marked *). Prices are per GPU-hour and suggestions only.\n"
+    if name != BUILTIN_NAME:
+        note += (
+            f"Catalog {name!r}: its rows replace built-in rows of the same id "
+            "(ORIGIN 'user:...', '(overrides)').\n"
+        )
     return table(headers, rows, right) + "\n" + note
+
+
+def _origin(r: EffectiveRow) -> str:
+    return r.origin + (" (overrides)" if r.overrides_builtin else "")
+
+
+def format_catalogs(
+    entries: Sequence[tuple[GpuCatalog, Path]], active: str | None, folder: Path, builtin_gpus: int
+) -> str:
+    """``ftcost catalogs``: the built-in catalog, then each user catalog; '*' marks the active."""
+    active_key = (active or BUILTIN_NAME).casefold()
+    rows = [["*" if active is None else "", BUILTIN_NAME, str(builtin_gpus), "(read-only)"]]
+    rows += [
+        ["*" if c.name.casefold() == active_key else "", c.name, str(len(c.gpus)), p.name]
+        for c, p in entries
+    ]
+    out = table(["", "CATALOG", "GPUS", "FILE"], rows, [False, False, True, False])
+    return out + f"\n* active. User catalogs live in {folder}.\n"
+
+
+def _cell_usd(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return fmt_usd(x) if math.isfinite(x) else "unbounded"
+
+
+def format_compare(
+    inputs: EstimateInputs, ranked: Sequence[GpuComparison], catalog: str, by: str
+) -> str:
+    """The 'which GPU for this job' ranking: one line per GPU, the cheapest fitting marked."""
+    tr = inputs.training
+    cheapest = cheapest_fitting(ranked)
+    by_text = "cost per run (on-demand)" if by == "cost" else "held wall-clock"
+    count = "fewest GPUs that fit" if tr.auto_gpu_count else f"{tr.num_gpus} GPU(s)"
+    lines = [
+        f"{inputs.model.name} · {METHOD_LABELS[tr.method]} · {count} · MFU "
+        f"{fmt_pct(inputs.efficiency.mfu)} · catalog {catalog!r}",
+        f"Ranked by {by_text}; GPUs that fit first. * = cheapest GPU that fits.",
+        "",
+    ]
+    show_origin = any(r.origin not in (None, BUILTIN_ORIGIN) for r in ranked)
+    rows = []
+    rank = 0
+    for r in ranked:
+        if r.fits:
+            rank += 1
+        fits = "yes" if r.fits else "no"
+        needed = "-" if r.gpus_needed is None else str(r.gpus_needed)
+        gpus = str(r.num_gpus) if r.fits else f"{r.num_gpus} (needs {needed})"
+        name = r.gpu_name + ("" if r.bf16_supported else " (FP16)")
+        cells = [
+            str(rank) if r.fits else "-",
+            "*" if cheapest is not None and r is cheapest else "",
+            name,
+            fits,
+            gpus,
+            f"{r.achieved_tflops:,.1f}",
+            _cell_usd(r.usd_per_1e18_flops),
+            fmt_hours(r.wall_clock_s / SECONDS_PER_HOUR),
+            _cell_usd(r.on_demand_usd),
+            _cell_usd(r.spot_usd),
+            f"{r.held_gpu_hours:,.2f}",
+        ]
+        if show_origin:
+            cells.append(r.origin or "-")
+        rows.append(cells)
+    headers = [
+        "RANK", "", "GPU", "FITS", "GPUS", "ACHIEVED TFLOPS", "$/1e18 FLOPs", "WALL-CLOCK",
+        "$ ON-DEMAND", "$ SPOT", "GPU-H HELD",
+    ]  # fmt: skip
+    right = [True, False, False, False, True, True, True, True, True, True, True]
+    if show_origin:
+        headers.append("ORIGIN")
+        right.append(False)
+    out = "\n".join(lines) + "\n" + table(headers, rows, right)
+    notes = []
+    if cheapest is None:
+        notes.append("No GPU of the catalog fits at these settings.")
+    else:
+        notes.append(
+            f"Cheapest that fits: {cheapest.num_gpus} × {cheapest.gpu_name}, "
+            f"{_cell_usd(cheapest.on_demand_usd)} per run on-demand, "
+            f"{fmt_hours(cheapest.wall_clock_s / SECONDS_PER_HOUR)} wall-clock."
+        )
+    fastest = fastest_fitting(ranked)
+    if fastest is not None:
+        notes.append(
+            f"Fastest that fits: {fastest.num_gpus} × {fastest.gpu_name}, "
+            f"{fmt_hours(fastest.wall_clock_s / SECONDS_PER_HOUR)} wall-clock, "
+            f"{_cell_usd(fastest.on_demand_usd)} per run on-demand."
+        )
+    current = next((r for r in ranked if r.current), None)
+    if current is not None:
+        notes.append(f"This estimate's GPU: {current.gpu_name}.")
+    notes.append(
+        "Costs are per run at each GPU's catalog prices ($ SPOT: interruptions included; '-': no\n"
+        "spot price). Wall-clock and GPU-hours are held time (start-up, checkpoints, evaluation)."
+    )
+    return out + "\n" + "\n".join(notes) + "\n"
 
 
 def format_models(presets: PresetLibrary) -> str:

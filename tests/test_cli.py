@@ -381,7 +381,8 @@ def test_models_table_and_json(capsys):
     assert main(["models", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     presets = builtin_presets()
-    assert [m["id"] for m in doc["models"]] == list(PRESET_IDS)
+    assert [m["id"] for m in doc["models"]] == [p.id for p in presets.models]
+    assert set(PRESET_IDS) <= {m["id"] for m in doc["models"]}
     for m in doc["models"]:
         preset = presets.find(m["id"])
         assert m["params_total"] == preset.expected_total
@@ -485,3 +486,255 @@ def test_python_dash_m(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.startswith("ftcost: error: unknown GPU 'nope'")
     assert "Traceback" not in proc.stderr
+
+
+# --- compare, gpus --catalog, catalogs ----------------------------------------------------------
+
+COMPARE_FLAGS = ["--model", "llama-2-7b", "--method", "qlora", "--tokens", "1e8"]
+
+
+def _config(tmp_path: Path) -> Path:
+    return tmp_path / "config"
+
+
+def _user_catalog(name: str = "Lab", active: bool = True) -> None:
+    from ftcost_gui.core.catalog import GpuCatalog
+    from ftcost_gui.io.catalog_store import CatalogStore
+
+    builtin = builtin_catalog()
+    cheap = builtin.find("a100-80gb-sxm").model_copy(
+        update={"on_demand_usd_per_hour": 0.05, "spot_usd_per_hour": None}
+    )
+    box = builtin.find("rtx-4090").model_copy(update={"id": "lab-box", "name": "Lab Box"})
+    store = CatalogStore()
+    store.save(GpuCatalog(name=name, gpus=(cheap, box)))
+    if active:
+        store.set_active(name)
+
+
+def _compare_rows():
+    """The core's rows for COMPARE_FLAGS on the built-in catalog."""
+    from ftcost_gui.core.catalog import merge_catalogs
+    from ftcost_gui.core.compare import compare_gpus
+
+    inputs = EstimateInputs.model_validate(
+        {
+            "model": builtin_presets().find("llama-2-7b").spec.model_dump(),
+            "data": {"mode": "tokens", "total_tokens": 1e8},
+            "training": {"method": "qlora"},
+        }
+    )
+    return inputs, compare_gpus(inputs, merge_catalogs(builtin_catalog()))
+
+
+def test_compare_json_equals_the_core(capsys):
+    from ftcost_gui.core.compare import cheapest_fitting, rank_by_cost
+
+    assert main(["compare", *COMPARE_FLAGS, "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    doc = json.loads(out)
+    inputs, rows = _compare_rows()
+    assert doc["format"] == "ftcost-compare" and doc["version"] == 1
+    assert doc["catalog"] == "Built-in" and doc["ranked_by"] == "cost"
+    assert EstimateInputs.model_validate(doc["inputs"]) == inputs
+    ranked = rank_by_cost(rows)
+    assert [r["gpu_id"] for r in doc["rows"]] == [r.gpu_id for r in ranked]
+    assert doc["cheapest_fitting"] == cheapest_fitting(rows).gpu_id == doc["rows"][0]["gpu_id"]
+    for got, want in zip(doc["rows"], ranked, strict=True):
+        assert got["on_demand_usd"] == want.on_demand_usd
+        assert got["wall_clock_s"] == want.wall_clock_s
+        assert got["held_gpu_hours"] == want.held_gpu_hours
+        assert got["achieved_tflops"] == want.achieved_tflops
+        assert got["usd_per_1e18_flops"] == want.usd_per_1e18_flops
+        assert got["spot_usd"] == want.spot_usd
+        assert got["num_gpus"] == want.num_gpus
+        assert got["fits"] is want.fits
+    assert [r["rank"] for r in doc["rows"]] == list(range(1, len(rows) + 1))  # all fit
+    docs = (ROOT / "docs" / "catalogs.md").read_text(encoding="utf-8")
+    for key in doc["rows"][0]:
+        assert f"`{key}`" in docs, f"docs/catalogs.md does not document {key}"
+
+
+def test_compare_table(capsys):
+    assert main(["compare", *COMPARE_FLAGS]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    from ftcost_gui.core.compare import cheapest_fitting, rank_by_cost
+
+    _, rows = _compare_rows()
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("RANK"))
+    body = lines[head + 2 : head + 2 + len(rows)]
+    ranked = rank_by_cost(rows)
+    for i, (line, r) in enumerate(zip(body, ranked, strict=True)):
+        assert line.split()[0] == str(i + 1)
+        assert r.gpu_name in line
+        assert fmt_usd(r.on_demand_usd) in line
+        assert f"{r.held_gpu_hours:,.2f}" in line
+    best = cheapest_fitting(rows)
+    assert body[0].split()[1] == "*" and best.gpu_name in body[0]
+    assert sum(line.split()[1] == "*" for line in body) == 1
+    assert f"Cheapest that fits: 1 × {best.gpu_name}" in out
+    assert "T4 (FP16)" in out  # no BF16: flagged
+
+
+def test_compare_by_time_and_non_fitting(capsys):
+    argv = ["compare", "--model", "llama-2-70b", "--method", "full", "--gpus", "8", "--by", "time"]
+    assert main([*argv, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ranked_by"] == "wall_clock"
+    fits = [r["fits"] for r in doc["rows"]]
+    assert True in fits and False in fits and fits == sorted(fits, reverse=True)
+    walls = [r["wall_clock_s"] for r in doc["rows"] if r["fits"]]
+    assert walls == sorted(walls)
+    assert all(r["rank"] is None for r in doc["rows"] if not r["fits"])
+    assert doc["fastest_fitting"] == doc["rows"][0]["gpu_id"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    l4 = next(line for line in out.splitlines() if " L4 " in f" {line} ")
+    assert l4.split()[0] == "-" and " no " in l4 and "(needs" in l4
+
+
+def test_compare_with_a_file_and_no_fit_at_all(tmp_path, capsys):
+    path = tmp_path / "run.ftcost"
+    save_estimate(path, nondefault_inputs())
+    assert main(["compare", str(path), "--model", "llama-2-70b", "--gpus", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["inputs"]["data"]["max_seq_len"] == 4096  # from the file
+    assert doc["cheapest_fitting"] is None
+    assert main(["compare", str(path), "--model", "llama-2-70b", "--gpus", "1"]) == 0
+    assert "No GPU of the catalog fits" in capsys.readouterr().out
+
+
+def test_compare_refuses_price_flags(capsys):
+    assert main(["compare", "--price", "2"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("ftcost: error: --price and --spot-price")
+    assert err.count("\n") == 1
+
+
+def test_user_catalog_overrides_builtin_rows(tmp_path, capsys):
+    _user_catalog("Lab")
+    assert main(["gpus"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split("  ")[0].strip(): line for line in out.splitlines()[2:] if line.strip()}
+    assert rows["a100-80gb-sxm"].rstrip().endswith("user:Lab (overrides)")
+    assert " 0.05 " in rows["a100-80gb-sxm"]
+    assert rows["lab-box"].rstrip().endswith("user:Lab")
+    assert rows["h100-sxm"].rstrip().endswith("built-in")
+    assert "Catalog 'Lab'" in out
+    # JSON, and --catalog Built-in for the built-in rows alone.
+    assert main(["gpus", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["catalog"] == "Lab"
+    by_id = {g["id"]: g for g in doc["gpus"]}
+    assert by_id["a100-80gb-sxm"]["origin"] == "user:Lab"
+    assert by_id["a100-80gb-sxm"]["overrides_builtin"] is True
+    assert by_id["a100-80gb-sxm"]["on_demand_usd_per_hour"] == 0.05
+    assert len(doc["gpus"]) == len(builtin_catalog().gpus) + 1
+    assert main(["gpus", "--catalog", "built-in", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {g["origin"] for g in doc["gpus"]} == {"built-in"}
+    # compare and estimate --gpu use the effective catalog too.
+    assert main(["compare", *COMPARE_FLAGS, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["cheapest_fitting"] == "a100-80gb-sxm"
+    assert doc["rows"][0]["origin"] == "user:Lab"
+    assert main(["estimate", "--gpu", "lab box", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["inputs"]["hardware"]["gpu"]["id"] == "lab-box"
+    assert main(["estimate", "--gpu", "a100-80gb-sxm", "--catalog", "Built-in", "--json"]) == 0
+    gpu = json.loads(capsys.readouterr().out)["inputs"]["hardware"]["gpu"]
+    assert gpu["on_demand_usd_per_hour"] == 1.5
+
+
+def test_gpus_catalog_by_name_without_activating(tmp_path, capsys):
+    _user_catalog("Team", active=False)
+    assert main(["gpus", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["catalog"] == "Built-in"
+    assert main(["gpus", "--catalog", "TEAM", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["catalog"] == "Team" and "lab-box" in {g["id"] for g in doc["gpus"]}
+
+
+@pytest.mark.parametrize("command", ["gpus", "compare", "estimate"])
+def test_unknown_catalog_one_line(tmp_path, capsys, command):
+    _user_catalog("Team", active=False)
+    assert main([command, "--catalog", "Teem"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert (
+        err
+        == "ftcost: error: unknown catalog 'Teem'; did you mean 'Team'? (see 'ftcost catalogs')\n"
+    )
+
+
+def test_catalogs_listing(tmp_path, capsys):
+    assert main(["catalogs"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[2].split() == [
+        "*",
+        "Built-in",
+        str(len(builtin_catalog().gpus)),
+        "(read-only)",
+    ]
+    _user_catalog("Lab")
+    _user_catalog("Other", active=False)
+    assert main(["catalogs"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[3].split() == ["*", "Lab", "2", "lab.json"]
+    assert lines[4].split() == ["Other", "2", "other.json"]
+    assert main(["catalogs", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["active"] == "Lab"
+    assert [c["name"] for c in doc["catalogs"]] == ["Lab", "Other"]
+    assert Path(doc["folder"]) == _config(tmp_path) / "catalogs"
+
+
+@pytest.mark.parametrize(
+    "command", [["gpus"], ["catalogs"], ["compare", *COMPARE_FLAGS], ["estimate", "--gpu", "l4"]]
+)
+def test_corrupt_catalog_warns_once_and_carries_on(tmp_path, capsys, command):
+    _user_catalog("Lab", active=False)
+    folder = _config(tmp_path) / "catalogs"
+    bad = folder / "broken.json"
+    bad.write_bytes(b'{"format": "ftcost-gpu-catalog", "version": 1, "name": "Bro')
+    assert main(command) == 0
+    out, err = capsys.readouterr()
+    assert out
+    assert err.count("\n") == 1
+    assert err.startswith("ftcost: warning: catalog file broken.json is not valid JSON")
+    moved = [p for p in folder.iterdir() if p.name.startswith("broken.json.corrupt-")]
+    assert len(moved) == 1 and str(moved[0]) in err
+    assert not bad.exists()
+    assert main(command) == 0  # told once: the file is out of the way now
+    assert capsys.readouterr().err == ""
+    assert main(["gpus", "--catalog", "Lab"]) == 0  # the rest still works
+    assert "lab-box" in capsys.readouterr().out
+
+
+def test_corrupt_active_catalog_falls_back_to_builtin(tmp_path, capsys):
+    _user_catalog("Lab")
+    (_config(tmp_path) / "catalogs" / "lab.json").write_text("garbage")
+    assert main(["gpus", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["catalog"] == "Built-in"
+    lines = err.splitlines()
+    assert len(lines) == 2
+    assert "lab.json is not valid JSON" in lines[0]
+    assert "active catalog 'Lab' no longer exists; using the built-in catalog" in lines[1]
+
+
+def test_estimate_without_gpu_reads_no_catalog(tmp_path, capsys):
+    folder = _config(tmp_path) / "catalogs"
+    folder.mkdir(parents=True)
+    (folder / "broken.json").write_bytes(b"{")
+    assert main(["estimate", "--json"]) == 0
+    assert capsys.readouterr().err == ""
+    assert (folder / "broken.json").exists()
+
+
+def test_cli_docs_mention_the_new_commands():
+    docs = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    for text in ("ftcost compare", "--by", "ftcost catalogs", "--catalog NAME", "docs/catalogs.md"):
+        assert text in docs, text

@@ -1,0 +1,201 @@
+"""'Which GPU for this job': each row is the core's estimate on that GPU, ranked by cost per run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ftcost_gui.core.catalog import GpuCatalog, merge_catalogs
+from ftcost_gui.core.compare import (
+    GpuComparison,
+    cheapest_fitting,
+    compare_gpus,
+    fastest_fitting,
+    inputs_with_gpu,
+    rank_by_cost,
+    rank_by_wall_clock,
+)
+from ftcost_gui.core.estimate import estimate
+from ftcost_gui.core.inputs import EstimateInputs
+from ftcost_gui.io.resources import builtin_catalog, builtin_presets
+
+
+@pytest.fixture(autouse=True)
+def _config_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
+
+
+def job(model: str = "llama-2-7b", method: str = "qlora", **training) -> EstimateInputs:
+    return EstimateInputs.model_validate(
+        {
+            "model": builtin_presets().find(model).spec.model_dump(),
+            "data": {"mode": "tokens", "total_tokens": 1e8},
+            "training": {"method": method, **training},
+            "hardware": {"gpu": builtin_catalog().find("h100-sxm").to_spec().model_dump()},
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        job(),
+        job("llama-2-70b", "full_amp_adamw"),
+        job("qwen2.5-7b", "lora", auto_gpu_count=False, num_gpus=2, sharding="zero2"),
+        job("llama-2-70b", "full_amp_adamw", auto_gpu_count=False, num_gpus=4, sharding="none"),
+    ],
+    ids=["qlora-7b", "full-70b-auto", "lora-7b-2gpus", "full-70b-4gpus-ddp"],
+)
+def test_rows_equal_the_core_estimate_for_each_gpu(inputs):
+    catalog = builtin_catalog()
+    rows = compare_gpus(inputs, catalog.gpus)
+    assert [r.gpu_id for r in rows] == [g.id for g in catalog.gpus]  # the order given
+    for g, row in zip(catalog.gpus, rows, strict=True):
+        d = inputs.model_dump()
+        d["hardware"]["gpu"] = g.to_spec().model_dump()
+        r = estimate(EstimateInputs.model_validate(d))
+        assert row.fits == r.memory.fits
+        assert row.gpus_needed == r.memory.gpus_needed
+        assert row.num_gpus == r.time.num_gpus
+        assert row.achieved_tflops == r.time.achieved_flops_per_s / 1e12
+        assert row.usd_per_1e18_flops == r.cost.usd_per_1e18_flops
+        assert row.wall_clock_s == r.time.held_wall_s
+        assert row.train_wall_s == r.time.train_wall_s
+        assert row.on_demand_usd == r.cost.on_demand_usd
+        assert row.spot_usd == r.cost.spot_usd
+        assert row.held_gpu_hours == r.time.held_gpu_hours
+        assert row.compute_gpu_hours == r.time.compute_gpu_hours
+        assert row.memory_per_gpu_bytes == r.memory.total_bytes
+        assert row.usable_bytes == r.memory.usable_bytes
+        assert row.warnings == r.warnings
+        assert row.spec == g.to_spec()
+        assert row.on_demand_usd_per_hour == g.on_demand_usd_per_hour
+        assert row.bf16_supported == g.bf16_supported
+        assert row.current == (g.id == "h100-sxm")
+
+
+def test_gpu_count_follows_the_settings():
+    auto = {
+        r.gpu_id: r
+        for r in compare_gpus(job("llama-2-70b", "full_amp_adamw"), builtin_catalog().gpus)
+    }
+    # 70B full fine-tuning with ZeRO-3: the memory floor forces several GPUs, and every GPU with
+    # a count that fits does fit (auto count).
+    assert auto["h100-sxm"].gpus_needed > 1
+    assert auto["h100-sxm"].num_gpus == auto["h100-sxm"].gpus_needed
+    assert all(r.fits for r in auto.values() if r.gpus_needed is not None)
+    fixed = {
+        r.gpu_id: r
+        for r in compare_gpus(
+            job("llama-2-70b", "full_amp_adamw", auto_gpu_count=False, num_gpus=2),
+            builtin_catalog().gpus,
+        )
+    }
+    assert all(r.num_gpus == 2 for r in fixed.values())
+    assert not fixed["l4"].fits and fixed["l4"].gpus_needed > 2
+    assert fixed["h100-sxm"].fits == (auto["h100-sxm"].gpus_needed <= 2)
+
+
+def test_achieved_tflops_carry_the_qlora_and_interconnect_penalties():
+    gpus = [builtin_catalog().find("h100-sxm")]
+    lora = compare_gpus(job(method="lora"), gpus)[0]
+    qlora = compare_gpus(job(method="qlora"), gpus)[0]
+    assert lora.num_gpus == qlora.num_gpus == 1
+    assert lora.achieved_tflops == pytest.approx(989 * 0.35)
+    assert qlora.achieved_tflops == pytest.approx(989 * 0.35 / 1.3)
+    pcie = builtin_catalog().find("h100-pcie")
+    inputs = job("llama-2-7b", "full_amp_adamw", auto_gpu_count=False, num_gpus=4, sharding="zero3")
+    r = compare_gpus(inputs, [pcie])[0]
+    assert r.achieved_tflops == pytest.approx(pcie.bf16_tflops * 0.35 / 2.0)  # PCIe ZeRO-3: +100%
+
+
+def test_ranking_by_cost_fitting_first():
+    inputs = job("llama-2-70b", "full_amp_adamw", auto_gpu_count=False, num_gpus=8)
+    rows = compare_gpus(inputs, builtin_catalog().gpus)
+    ranked = rank_by_cost(rows)
+    fits = [r.fits for r in ranked]
+    assert True in fits and False in fits
+    assert fits == sorted(fits, reverse=True)  # all fitting rows before the others
+    fitting = [r for r in ranked if r.fits]
+    assert [r.on_demand_usd for r in fitting] == sorted(r.on_demand_usd for r in fitting)
+    assert cheapest_fitting(rows) is fitting[0]
+    assert cheapest_fitting(rows) is min(fitting, key=lambda r: r.on_demand_usd)
+    assert sorted(map(id, ranked)) == sorted(map(id, rows))  # nothing dropped
+
+
+def test_ranking_by_wall_clock():
+    rows = compare_gpus(job(), builtin_catalog().gpus)
+    ranked = rank_by_wall_clock(rows)
+    assert [r.wall_clock_s for r in ranked] == sorted(r.wall_clock_s for r in rows)
+    assert fastest_fitting(rows) is ranked[0]
+    assert ranked[0].gpu_id in {"gb200", "b200", "b300"}
+
+
+def test_memory_outranks_the_efficiency_ratio():
+    """The best $/FLOP GPU that does not fit never ranks above one that fits (article 001)."""
+    inputs = job("llama-2-70b", "full_amp_adamw", auto_gpu_count=False, num_gpus=1)
+    rows = compare_gpus(inputs, builtin_catalog().gpus)
+    assert not any(r.fits for r in rows)
+    assert cheapest_fitting(rows) is None and fastest_fitting(rows) is None
+    inputs = job("qwen2.5-7b", "full_amp_adamw", auto_gpu_count=False, num_gpus=1)
+    rows = compare_gpus(inputs, builtin_catalog().gpus)
+    ranked = rank_by_cost(rows)
+    cheapest_ratio = min(rows, key=lambda r: r.usd_per_1e18_flops)
+    assert not cheapest_ratio.fits
+    assert ranked.index(cheapest_ratio) > max(i for i, r in enumerate(ranked) if r.fits)
+
+
+def test_no_spot_price_gives_none():
+    rows = {r.gpu_id: r for r in compare_gpus(job(), builtin_catalog().gpus)}
+    assert rows["l4"].spot_usd is None and rows["l4"].spot_usd_per_hour is None
+    assert rows["h100-sxm"].spot_usd is not None
+
+
+def test_effective_rows_carry_their_origin():
+    builtin = builtin_catalog()
+    cheap = builtin.find("h100-sxm").model_copy(update={"on_demand_usd_per_hour": 0.01})
+    user = GpuCatalog(name="Lab", gpus=(cheap,))
+    rows = compare_gpus(job(), merge_catalogs(builtin, user))
+    by_id = {r.gpu_id: r for r in rows}
+    assert by_id["h100-sxm"].origin == "user:Lab"
+    assert by_id["l4"].origin == "built-in"
+    assert cheapest_fitting(rows).gpu_id == "h100-sxm"
+    assert (
+        by_id["h100-sxm"].on_demand_usd
+        == estimate(inputs_with_gpu(job(), cheap)).cost.on_demand_usd
+    )
+
+
+def test_json_dump_leaves_out_the_spec():
+    row = compare_gpus(job(), [builtin_catalog().find("l4")])[0]
+    doc = row.model_dump(mode="json")
+    assert "spec" not in doc
+    assert set(doc) == set(GpuComparison.model_fields) - {"spec"}
+
+
+def test_fast_enough_for_the_window():
+    gpus = builtin_catalog().gpus
+    inputs = job()
+    compare_gpus(inputs, gpus)  # warm up
+    best = min(_timed(inputs, gpus) for _ in range(3))
+    assert best < 0.1, f"{len(gpus)} GPUs took {best * 1e3:.1f} ms"
+
+
+def _timed(inputs, gpus) -> float:
+    t0 = time.perf_counter()
+    compare_gpus(inputs, gpus)
+    return time.perf_counter() - t0
+
+
+def test_compare_is_pure():
+    code = (
+        "import sys, ftcost_gui.core.compare;"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'platformdirs')"
+        " or m.startswith('ftcost_gui.io')];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
