@@ -14,6 +14,7 @@ import difflib
 import os
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, NoReturn
 
 from pydantic import ValidationError
@@ -38,6 +39,8 @@ from .core.estimate import estimate
 from .core.inputs import EstimateInputs
 from .io.catalog_store import CatalogError, CatalogProblem, CatalogStore
 from .io.estimate_file import EstimateFileError, load_estimate, save_estimate
+from .io.hf_config import ModelConfigError
+from .io.models import resolve_model
 from .io.resources import builtin_catalog, builtin_presets
 
 EXIT_OK = 0
@@ -285,12 +288,20 @@ def find_gpu(key: str, rows: list[EffectiveRow] | None = None) -> dict[str, Any]
 
 
 def find_model(key: str) -> dict[str, Any]:
+    """A preset id or name, a config.json or model folder, or a repo id in the local HF cache."""
     presets = builtin_presets()
     preset = presets.find(key)
-    if preset is None:
+    if preset is not None:
+        return preset.spec.model_dump()
+    try:
+        return resolve_model(key).model_dump()
+    except ModelConfigError as exc:
+        if Path(key).exists() or "/" in key:
+            raise CliError(f"model {key!r}: {exc}") from None
         names = [(alias, p.id) for p in presets.models for alias in (p.id, p.spec.name)]
-        raise CliError(f"unknown model {key!r}{_suggest(key, names)} (see 'ftcost models')")
-    return preset.spec.model_dump()
+        raise CliError(
+            f"unknown model {key!r}{_suggest(key, names)} (see 'ftcost models')"
+        ) from None
 
 
 def _targets(text: str) -> list[str]:

@@ -738,3 +738,33 @@ def test_cli_docs_mention_the_new_commands():
     docs = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     for text in ("ftcost compare", "--by", "ftcost catalogs", "--catalog NAME", "docs/catalogs.md"):
         assert text in docs, text
+
+
+def test_model_from_a_local_config_json(tmp_path, capsys):
+    import json as _json
+
+    config = {
+        "model_type": "llama",
+        "num_hidden_layers": 32,
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 32,
+        "intermediate_size": 11008,
+        "vocab_size": 32000,
+        "max_position_embeddings": 4096,
+    }
+    folder = tmp_path / "my-llama"
+    folder.mkdir()
+    (folder / "config.json").write_text(_json.dumps(config))
+    assert main(["estimate", "--model", str(folder), "--json"]) == 0
+    doc = _json.loads(capsys.readouterr().out)
+    assert doc["result"]["params"]["total"] == 6_738_415_616
+
+
+def test_model_path_with_a_broken_config_is_one_error_line(tmp_path, capsys):
+    bad = tmp_path / "config.json"
+    bad.write_text('{"model_type": "llama"}')
+    assert main(["estimate", "--model", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ftcost: error: model ") and err.count("\n") == 1
+    assert "Traceback" not in err
