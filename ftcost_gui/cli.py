@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from . import __version__
+from .cli_csv import CsvOutputError, add_csv_flag, check_csv_args, emit_csv, scenario_name
 from .cli_format import (
     catalogs_document,
     compare_document,
@@ -33,6 +34,7 @@ from .cli_format import (
     models_document,
     to_json,
 )
+from .cli_report import add_report_parser, run_report
 from .core.catalog import EffectiveRow, find_row, merge_catalogs
 from .core.compare import compare_gpus, rank_by_cost, rank_by_wall_clock
 from .core.estimate import estimate
@@ -112,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("file", nargs="?", metavar="FILE", help="an estimate file (.ftcost)")
     est.add_argument("--json", action="store_true", help="print the inputs and result as JSON")
     est.add_argument("--save", metavar="PATH", help="also write the inputs to an estimate file")
+    add_csv_flag(est)
     _add_input_flags(est)
 
     cmp_ = sub.add_parser(
@@ -152,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
         "models", help="list the model presets", description="List the model presets."
     )
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_report_parser(sub)
     return parser
 
 
@@ -397,12 +401,15 @@ def _save(args: argparse.Namespace, inputs: EstimateInputs) -> None:
 
 
 def _cmd_estimate(args: argparse.Namespace, out: Any) -> int:
+    check_csv_args(args)
     catalog = CatalogView(args.catalog, sys.stderr)
     if args.catalog is not None:
         catalog.rows  # noqa: B018  (an unknown --catalog is an error even without --gpu)
     inputs = inputs_from_args(args, catalog)
     result = estimate(inputs)
     _save(args, inputs)
+    if emit_csv(args.csv, [(scenario_name(args), result)], out):
+        return EXIT_OK
     if args.json:
         out.write(to_json(estimate_document(inputs, result)) + "\n")
     else:
@@ -461,6 +468,7 @@ COMMANDS = {
     "gpus": _cmd_gpus,
     "catalogs": _cmd_catalogs,
     "models": _cmd_models,
+    "report": lambda args, out: run_report(args),
 }
 
 
@@ -484,6 +492,8 @@ def main(argv: list[str] | None = None) -> int:
     except EstimateFileError as exc:
         return _fail(str(exc))
     except CatalogError as exc:
+        return _fail(str(exc))
+    except CsvOutputError as exc:
         return _fail(str(exc))
     except ValidationError as exc:
         return _fail(describe_validation(exc))

@@ -1,8 +1,12 @@
 """EstimateStore: the single source of live state for the window.
 
-Holds the current (valid) inputs, the last result, the file path and the dirty flag. Every edit
-goes through :meth:`EstimateStore.set_field` or :meth:`EstimateStore.set_inputs`; recomputation is
-debounced on the GUI thread with a single-shot timer.
+Holds the document (named scenarios, one of them selected), the selected scenario's inputs (what
+the forms edit), the last results, the file path and the dirty flag. Every edit goes through
+:meth:`EstimateStore.set_field` or :meth:`EstimateStore.set_inputs` (the selected scenario) or
+:meth:`EstimateStore.set_document` (scenario operations: add, duplicate, rename, delete, reorder,
+select); recomputation is debounced on the GUI thread with a single-shot timer. Every recorded
+change is announced as ``documentCommitted(old, new, description)`` so one undo stack covers field
+edits and scenario operations alike.
 """
 
 from __future__ import annotations
@@ -13,9 +17,11 @@ from typing import Any
 from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from ..core.document import EstimateDocument, Scenario
 from ..core.estimate import estimate
 from ..core.inputs import EstimateInputs
 from ..core.results import EstimateResult
+from ..core.scenarios import compare_methods
 from .qt_compat import guard_refcount_leak
 
 guard_refcount_leak()
@@ -44,10 +50,13 @@ def _with_change(inputs: EstimateInputs, section: str, name: str, value: Any) ->
 
 
 class EstimateStore(QObject):
-    """Current inputs, last result, path and dirty flag; validation and debounced recompute."""
+    """Document, selected inputs, last results, path and dirty flag; validation and recompute."""
 
-    inputsChanged = Signal(object)  # EstimateInputs
-    resultChanged = Signal(object)  # EstimateResult
+    inputsChanged = Signal(object)  # EstimateInputs of the selected scenario
+    resultChanged = Signal(object)  # EstimateResult of the selected scenario
+    resultsChanged = Signal(object)  # list[EstimateResult | None], one per scenario
+    documentChanged = Signal(object)  # EstimateDocument (any change: names, order, inputs)
+    documentCommitted = Signal(object, object, str)  # old doc, new doc, description (undoable)
     errorChanged = Signal(str)  # recompute failure ('' when cleared)
     fieldError = Signal(str, str, str)  # section, name, message
     fieldOk = Signal(str, str)  # section, name
@@ -55,10 +64,17 @@ class EstimateStore(QObject):
     dirtyChanged = Signal(bool)
     pathChanged = Signal(object)  # Path | None
 
-    def __init__(self, inputs: EstimateInputs | None = None, parent: QObject | None = None):
+    def __init__(
+        self, inputs: EstimateInputs | EstimateDocument | None = None, parent: QObject | None = None
+    ):
         super().__init__(parent)
-        self._inputs = inputs if inputs is not None else EstimateInputs()
+        if isinstance(inputs, EstimateDocument):
+            self._doc = inputs
+        else:
+            self._doc = EstimateDocument.single(inputs if inputs is not None else EstimateInputs())
         self._result: EstimateResult | None = None
+        self._results: list[EstimateResult | None] = []
+        self._cache: dict[EstimateInputs, EstimateResult] = {}
         self._path: Path | None = None
         self._dirty = False
         self._timer = QTimer(self)
@@ -69,11 +85,26 @@ class EstimateStore(QObject):
     # --- state --------------------------------------------------------------------------------
     @property
     def inputs(self) -> EstimateInputs:
-        return self._inputs
+        """The selected scenario's inputs (what the forms show and edit)."""
+        return self._doc.current.inputs
+
+    @property
+    def document(self) -> EstimateDocument:
+        return self._doc
+
+    @property
+    def active(self) -> int:
+        return self._doc.active
 
     @property
     def result(self) -> EstimateResult | None:
+        """The selected scenario's last result."""
         return self._result
+
+    @property
+    def results(self) -> list[EstimateResult | None]:
+        """One result per scenario, as of the last recompute (None where it failed)."""
+        return list(self._results)
 
     @property
     def path(self) -> Path | None:
@@ -98,9 +129,15 @@ class EstimateStore(QObject):
             self.dirtyChanged.emit(dirty)
 
     # --- edits --------------------------------------------------------------------------------
+    def _with_current(self, inputs: EstimateInputs) -> EstimateDocument:
+        doc = self._doc
+        scenarios = list(doc.scenarios)
+        scenarios[doc.active] = Scenario(name=doc.current.name, inputs=inputs)
+        return EstimateDocument(scenarios=tuple(scenarios), active=doc.active)
+
     def set_field(self, section: str, name: str, value: Any) -> bool:
         """Validate and apply one field; False (and ``fieldError``) when the value is rejected."""
-        old = self._inputs
+        old = self.inputs
         try:
             new = EstimateInputs.model_validate(_with_change(old, section, name, value))
         except ValidationError as exc:
@@ -109,32 +146,160 @@ class EstimateStore(QObject):
         self.fieldOk.emit(section, name)
         if new == old:
             return True
-        self._inputs = new
-        self.inputsChanged.emit(new)
-        self.editCommitted.emit(old, new, f"Edit {name.replace('_', ' ')}")
-        self._timer.start()
+        self._replace_inputs(new, True, f"Edit {name.replace('_', ' ')}")
         return True
 
     def set_inputs(
         self, inputs: EstimateInputs, *, record: bool = True, description: str = "Change inputs"
     ) -> None:
-        """Replace everything at once: one ``inputsChanged``, one (debounced) recompute."""
-        old = self._inputs
-        self._inputs = inputs
+        """Replace the selected scenario's inputs at once: one ``inputsChanged``, one recompute."""
+        self._replace_inputs(inputs, record, description)
+
+    def _replace_inputs(self, inputs: EstimateInputs, record: bool, description: str) -> None:
+        old, old_doc = self.inputs, self._doc
+        self._doc = self._with_current(inputs)
         self.inputsChanged.emit(inputs)
+        self.documentChanged.emit(self._doc)
         if record and inputs != old:
             self.editCommitted.emit(old, inputs, description)
+            self.documentCommitted.emit(old_doc, self._doc, description)
         self._timer.start()
 
-    def recompute_now(self) -> EstimateResult | None:
-        """Run the estimate at once (flushes a pending debounce)."""
-        self._timer.stop()
-        try:
-            result = estimate(self._inputs)
-        except Exception as exc:  # the last valid result stays visible
-            self.errorChanged.emit(f"Estimate failed: {exc}")
-            return self._result
-        self._result = result
-        self.errorChanged.emit("")
-        self.resultChanged.emit(result)
+    # --- scenarios ------------------------------------------------------------------------------
+    def set_document(
+        self,
+        document: EstimateDocument,
+        *,
+        record: bool = True,
+        description: str = "Change scenarios",
+    ) -> None:
+        """Replace the whole document (one batch update) and recompute at once."""
+        old = self._doc
+        if document == old:
+            return
+        self._doc = document
+        self.documentChanged.emit(document)
+        if old.active != document.active or old.current.inputs != document.current.inputs:
+            self.inputsChanged.emit(document.current.inputs)
+        if record:
+            self.documentCommitted.emit(old, document, description)
+        self.recompute_now()
+
+    def select_scenario(self, index: int) -> None:
+        """Make another scenario the one the forms edit (not an undo step, not a change)."""
+        if index == self._doc.active or not 0 <= index < len(self._doc.scenarios):
+            return
+        doc = EstimateDocument(scenarios=self._doc.scenarios, active=index)
+        self.set_document(doc, record=False)
+
+    def add_scenario(self, inputs: EstimateInputs, name: str = "Scenario") -> int:
+        """Append a scenario (a free name derived from ``name``) and select it; its index."""
+        doc = self._doc
+        scenario = Scenario(name=doc.unique_name(name), inputs=inputs)
+        new = EstimateDocument(scenarios=(*doc.scenarios, scenario), active=len(doc.scenarios))
+        self.set_document(new, description=f"Add scenario {scenario.name}")
+        return new.active
+
+    def duplicate_scenario(self, index: int | None = None) -> int:
+        """Copy a scenario (default: the selected one) right after it and select the copy."""
+        doc = self._doc
+        i = doc.active if index is None else index
+        src = doc.scenarios[i]
+        copy = Scenario(name=doc.unique_name(src.name), inputs=src.inputs)
+        scenarios = (*doc.scenarios[: i + 1], copy, *doc.scenarios[i + 1 :])
+        self.set_document(
+            EstimateDocument(scenarios=scenarios, active=i + 1),
+            description=f"Duplicate scenario {src.name}",
+        )
+        return i + 1
+
+    def rename_scenario(self, index: int, name: str) -> str:
+        """'' when renamed (or unchanged), else why not, in one line."""
+        doc = self._doc
+        name = " ".join(name.split())
+        old = doc.scenarios[index].name
+        if name == old:
+            return ""
+        if not name:
+            return "A scenario needs a name."
+        if len(name) > 200:
+            return "Scenario names are at most 200 characters."
+        if any(s.name == name for s in doc.scenarios):
+            return f"There is already a scenario named {name!r}."
+        scenarios = list(doc.scenarios)
+        scenarios[index] = Scenario(name=name, inputs=scenarios[index].inputs)
+        self.set_document(
+            EstimateDocument(scenarios=tuple(scenarios), active=doc.active),
+            description=f"Rename scenario {old} to {name}",
+        )
+        return ""
+
+    def delete_scenario(self, index: int) -> bool:
+        """Remove a scenario; the last one cannot be removed."""
+        doc = self._doc
+        n = len(doc.scenarios)
+        if n <= 1 or not 0 <= index < n:
+            return False
+        scenarios = doc.scenarios[:index] + doc.scenarios[index + 1 :]
+        active = doc.active
+        if index < active or (index == active and active == n - 1):
+            active -= 1
+        self.set_document(
+            EstimateDocument(scenarios=scenarios, active=active),
+            description=f"Delete scenario {doc.scenarios[index].name}",
+        )
+        return True
+
+    def move_scenario(self, index: int, to: int) -> bool:
+        """Reorder: the scenario at ``index`` ends at ``to``; the selection follows its scenario."""
+        doc = self._doc
+        n = len(doc.scenarios)
+        if index == to or not (0 <= index < n and 0 <= to < n):
+            return False
+        order = list(range(n))
+        order.insert(to, order.pop(index))
+        scenarios = tuple(doc.scenarios[i] for i in order)
+        self.set_document(
+            EstimateDocument(scenarios=scenarios, active=order.index(doc.active)),
+            description=f"Move scenario {doc.scenarios[index].name}",
+        )
+        return True
+
+    def compare_methods(self) -> None:
+        """Append full / LoRA / QLoRA copies of the selected scenario (one undo step)."""
+        self.set_document(compare_methods(self._doc), description="Compare methods")
+
+    # --- results --------------------------------------------------------------------------------
+    def _estimate(self, inputs: EstimateInputs) -> EstimateResult:
+        result = self._cache.get(inputs)
+        if result is None:
+            result = estimate(inputs)
         return result
+
+    def recompute_now(self) -> EstimateResult | None:
+        """Estimate every scenario at once (flushes a pending debounce); the selected result."""
+        self._timer.stop()
+        results: list[EstimateResult | None] = []
+        cache: dict[EstimateInputs, EstimateResult] = {}
+        error = ""
+        for i, scenario in enumerate(self._doc.scenarios):
+            try:
+                r = self._estimate(scenario.inputs)
+            except Exception as exc:  # the last valid result stays visible
+                if i == self._doc.active:
+                    error = f"Estimate failed: {exc}"
+                elif not error:
+                    error = f"Estimate of {scenario.name} failed: {exc}"
+                results.append(None)
+                continue
+            cache[scenario.inputs] = r
+            results.append(r)
+        self._cache = cache
+        self._results = results
+        current = results[self._doc.active]
+        self.errorChanged.emit(error)
+        if current is not None:
+            self._result = current
+            self.resultChanged.emit(current)
+        self.resultsChanged.emit(list(results))
+        return self._result

@@ -25,6 +25,10 @@ def _no_real_modal_dialogs(monkeypatch):
 
     for name in ("getSaveFileName", "getOpenFileName", "getOpenFileNames", "getExistingDirectory"):
         monkeypatch.setattr(QFileDialog, name, staticmethod(_fail))
+    from PySide6.QtWidgets import QInputDialog
+
+    for name in ("getText", "getInt", "getDouble", "getItem", "getMultiLineText"):
+        monkeypatch.setattr(QInputDialog, name, staticmethod(_fail))
     return calls
 
 

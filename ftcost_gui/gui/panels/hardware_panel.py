@@ -1,18 +1,55 @@
-"""Hardware panel: a GPU picker from the catalog, the GPU's facts and prices, efficiency."""
+"""Hardware panel: the GPU picker (effective catalog), the GPU's facts and prices, efficiency.
+
+The picker lists the effective catalog: the active user catalog's rows over the built-in ones,
+each with where it comes from. Choosing a row copies its spec and prices into the estimate (one
+undoable edit). A "(custom)" entry stands for an estimate GPU that is not in the catalog, or whose
+facts or prices were edited. "Edit catalogs…" opens the catalog manager.
+"""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from PySide6.QtWidgets import QComboBox, QLabel
+from pydantic import ValidationError
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMessageBox, QPushButton
 
+from ...core.catalog import BUILTIN_NAME, EffectiveRow, id_key
+from ...core.compare import inputs_with_gpu
 from ...core.inputs import EfficiencySpec, EstimateInputs, GpuSpec, HardwareSpec
-from ...io.resources import builtin_catalog
+from ...io.catalog_store import CatalogError
 from ..binding import signals_blocked
+from ..catalog_ui import CatalogService, fmt_price, open_catalog_editor, origin_label
+from ..store import describe_validation_error
 from .form import FormPanel
 
-CUSTOM = "__custom__"
-_FACTS = ("memory_gib", "bf16_tflops", "interconnect")
+CUSTOM_ROLE = Qt.ItemDataRole.UserRole + 1  # True on the "(custom)" entry
+_FACTS = (
+    "memory_gib",
+    "bf16_tflops",
+    "bf16_supported",
+    "memory_bandwidth_gb_s",
+    "interconnect",
+    "interconnect_gb_s",
+)
+_PRICES = ("on_demand_usd_per_hour", "spot_usd_per_hour")
+
+
+def same_facts(a: GpuSpec, b: GpuSpec) -> bool:
+    return all(getattr(a, f) == getattr(b, f) for f in _FACTS)
+
+
+def same_prices(a: GpuSpec, b: GpuSpec) -> bool:
+    return all(getattr(a, f) == getattr(b, f) for f in _PRICES)
+
+
+def picker_text(row: EffectiveRow) -> str:
+    g = row.gpu
+    over = ", overrides built-in" if row.overrides_builtin else ""
+    return (
+        f"{g.name} — {origin_label(row.origin)}{over} · {g.memory_gib:g} GiB · "
+        f"{g.bf16_tflops:,.0f} TFLOPS · {fmt_price(g.on_demand_usd_per_hour)}"
+    )
 
 
 class HardwarePanel(FormPanel):
@@ -59,49 +96,191 @@ class HardwarePanel(FormPanel):
 
     def build_header(self) -> None:
         form = self.new_form("Accelerator")
+        self.catalog = CatalogService(parent=self)
+        self.catalog_combo = QComboBox(self)
+        self.catalog_combo.setObjectName("active_catalog")
+        self.catalog_combo.setAccessibleName("Active GPU catalog")
+        self.catalog_combo.setToolTip(
+            "The active price catalog: its rows replace built-in rows of the same id and add new "
+            "GPUs. Built-in: the example prices shipped with ftcost."
+        )
+        self.catalog_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.catalog_combo.setMinimumContentsLength(10)
+        self.edit_catalogs_button = QPushButton("Edit catalogs…", self)
+        self.edit_catalogs_button.setObjectName("edit_catalogs")
+        self.edit_catalogs_button.setToolTip("Create, edit, import and export GPU price catalogs")
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.catalog_combo, 1)
+        row.addWidget(self.edit_catalogs_button)
+        cat_label = QLabel("Cata&log:", self)
+        cat_label.setBuddy(self.catalog_combo)
+        form.addRow(cat_label, row)
+
         self.gpu_combo = QComboBox(self)
         self.gpu_combo.setObjectName("gpu")
         self.gpu_combo.setAccessibleName("GPU model")
-        self._catalog = {g.id: g for g in builtin_catalog().gpus}
-        for g in self._catalog.values():
-            self.gpu_combo.addItem(
-                f"{g.name}  ({g.memory_gib:g} GiB, {g.bf16_tflops:,.0f} TFLOPS)", g.id
-            )
-        self.gpu_combo.addItem("Custom", CUSTOM)
         self.gpu_combo.setMaxVisibleItems(20)
+        self.gpu_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.gpu_combo.setMinimumContentsLength(18)
         self.gpu_combo.setToolTip(
-            "Built-in GPU catalog (dense BF16 peak, reported memory, example prices). Picking one "
-            "copies its facts and default prices into this estimate; edit the prices below."
+            "GPUs of the active catalog over the built-in one (dense BF16 peak, reported memory, "
+            "prices). Picking one copies its facts and prices into this estimate; edit the prices "
+            "below, or keep your own in a catalog (Edit catalogs…)."
         )
         label = QLabel("&GPU:", self)
         label.setBuddy(self.gpu_combo)
         form.addRow(label, self.gpu_combo)
         self.price_note = QLabel(self)
+        self.price_note.setObjectName("price_note")
         self.price_note.setWordWrap(True)
         self.price_note.setStyleSheet("color: palette(mid);")
         form.addRow(self.price_note)
         self.gpu_combo.activated.connect(self._on_gpu_activated)
+        self.catalog_combo.activated.connect(self._on_catalog_activated)
+        self.edit_catalogs_button.clicked.connect(self.open_catalog_editor)
+        self.catalog.changed.connect(self._on_catalog_changed)
+        self._fill_catalog_combo()
+        self._fill_gpu_combo()
+
+    # --- catalog -----------------------------------------------------------------------------
+    @property
+    def rows(self) -> list[EffectiveRow]:
+        return self.catalog.rows
+
+    def open_catalog_editor(self):
+        return open_catalog_editor(self.catalog, self.window())
+
+    def _fill_catalog_combo(self) -> None:
+        with signals_blocked(self.catalog_combo):
+            self.catalog_combo.clear()
+            self.catalog_combo.addItem(f"{BUILTIN_NAME} (shipped with ftcost)", BUILTIN_NAME)
+            for name in self.catalog.user_names:
+                self.catalog_combo.addItem(name, name)
+            idx = self.catalog_combo.findData(self.catalog.active_name)
+            self.catalog_combo.setCurrentIndex(max(idx, 0))
+
+    def _on_catalog_activated(self, index: int) -> None:
+        name = self.catalog_combo.itemData(index)
+        if name == self.catalog.active_name:
+            return
+        try:
+            self.catalog.set_active(name)
+        except CatalogError as exc:
+            QMessageBox.warning(self, "ftcost — GPU catalogs", str(exc))
+            self.catalog.reload()
+
+    def _on_catalog_changed(self) -> None:
+        self._fill_catalog_combo()
+        self._fill_gpu_combo()
+
+    # --- GPU picker ----------------------------------------------------------------------------
+    def _fill_gpu_combo(self) -> None:
+        combo = self.gpu_combo
+        with signals_blocked(combo):
+            combo.clear()
+            for r in self.rows:
+                combo.addItem(picker_text(r), r.gpu.id)
+                g = r.gpu
+                as_of = f", as of {g.price_as_of}" if g.price_as_of else ""
+                combo.setItemData(
+                    combo.count() - 1,
+                    f"{g.name} ({g.id}) from {origin_label(r.origin)}"
+                    f"{' (overrides the built-in row)' if r.overrides_builtin else ''}: "
+                    f"on-demand {fmt_price(g.on_demand_usd_per_hour)}, spot "
+                    f"{fmt_price(g.spot_usd_per_hour)}{as_of}",
+                    Qt.ItemDataRole.ToolTipRole,
+                )
+        view = combo.view()
+        view.setMinimumWidth(min(view.sizeHintForColumn(0) + 32, 900))
+        self._sync_picker(self.store.inputs)
+
+    def _catalog_index(self, gpu_id: str) -> int:
+        k = id_key(gpu_id)
+        for i, r in enumerate(self.rows):
+            if id_key(r.gpu.id) == k:
+                return i
+        return -1
 
     def _on_gpu_activated(self, index: int) -> None:
-        gid = self.gpu_combo.itemData(index)
-        if gid not in self._catalog:
+        if index < 0 or index >= len(self.rows) or self.gpu_combo.itemData(index, CUSTOM_ROLE):
             return
-        self.store.set_field("hardware", "gpu", self._catalog[gid].to_spec().model_dump())
+        row = self.rows[index]
+        spec = row.gpu.to_spec()
+        if spec == self.store.inputs.hardware.gpu:
+            return
+        try:
+            inputs = inputs_with_gpu(self.store.inputs, spec)
+        except ValidationError as exc:
+            self.store.fieldError.emit("hardware", "gpu", describe_validation_error(exc))
+            return
+        self.store.set_inputs(inputs, description=f"Use GPU {row.gpu.name}")
 
     def select_gpu(self, gpu_id: str) -> None:
-        idx = self.gpu_combo.findData(gpu_id)
+        """Pick a catalog GPU by id, as the user would."""
+        idx = self._catalog_index(gpu_id)
+        if idx < 0:
+            raise KeyError(gpu_id)
         self.gpu_combo.setCurrentIndex(idx)
         self._on_gpu_activated(idx)
 
-    def update_applicability(self, inputs: EstimateInputs) -> None:
+    def _set_custom(self, text: str | None, gpu_id: str = "") -> int:
+        """Add, update or remove the trailing "(custom)" entry; its index or -1."""
+        combo = self.gpu_combo
+        last = combo.count() - 1
+        has = last >= 0 and bool(combo.itemData(last, CUSTOM_ROLE))
+        if text is None:
+            if has:
+                combo.removeItem(last)
+            return -1
+        if not has:
+            combo.addItem(text, gpu_id)
+            last = combo.count() - 1
+            combo.setItemData(last, True, CUSTOM_ROLE)
+        combo.setItemText(last, text)
+        combo.setItemData(last, gpu_id)
+        combo.setItemData(
+            last,
+            "This estimate's own GPU: not in the catalog as it is (pick a catalog GPU to replace "
+            "it).",
+            Qt.ItemDataRole.ToolTipRole,
+        )
+        return last
+
+    def _sync_picker(self, inputs: EstimateInputs) -> None:
+        """Select the catalog row the estimate's GPU is, or the "(custom)" entry."""
         gpu = inputs.hardware.gpu
-        cat = self._catalog.get(gpu.id)
-        same = cat is not None and all(getattr(cat, f) == getattr(gpu, f) for f in _FACTS)
-        gid = gpu.id if same else CUSTOM
+        idx = self._catalog_index(gpu.id)
+        row = self.rows[idx] if idx >= 0 else None
         with signals_blocked(self.gpu_combo):
-            self.gpu_combo.setCurrentIndex(self.gpu_combo.findData(gid))
-        note = f"Prices as of {gpu.price_as_of}" if gpu.price_as_of else "Prices: your own"
-        self.price_note.setText(f"{note}. Set them to what you pay.")
+            if row is not None and same_facts(row.gpu, gpu) and same_prices(row.gpu, gpu):
+                self._set_custom(None)
+                self.gpu_combo.setCurrentIndex(idx)
+                src = origin_label(row.origin)
+                when = f", as of {gpu.price_as_of}" if gpu.price_as_of else ""
+                note = f"Prices from the catalog ({src}{when}). Set them to what you pay."
+            elif row is not None and same_facts(row.gpu, gpu):
+                self.gpu_combo.setCurrentIndex(
+                    self._set_custom(f"{gpu.name} — your prices (custom)", gpu.id)
+                )
+                cat = origin_label(row.origin)
+                note = (
+                    f"Your prices: the catalog ({cat}) says "
+                    f"{fmt_price(row.gpu.on_demand_usd_per_hour)} on-demand, "
+                    f"{fmt_price(row.gpu.spot_usd_per_hour)} spot."
+                )
+            else:
+                self.gpu_combo.setCurrentIndex(self._set_custom(f"{gpu.name} (custom)", gpu.id))
+                why = "its facts differ from the catalog row" if row else "not in the catalog"
+                note = f"Custom GPU ({why}). Prices: your own."
+        self.price_note.setText(note)
+
+    def update_applicability(self, inputs: EstimateInputs) -> None:
+        self._sync_picker(inputs)
         tr = inputs.training
         self.set_row_state("efficiency", "qlora_slowdown", enabled=tr.method == "qlora")
         self.set_row_state("efficiency", "offload_slowdown", enabled=tr.cpu_offload_optimizer)

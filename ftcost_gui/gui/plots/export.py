@@ -12,8 +12,8 @@ from typing import Any
 
 import pyqtgraph as pg
 import pyqtgraph.exporters
-from PySide6.QtCore import QRectF, QSize
-from PySide6.QtGui import QPainter
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize, Qt
+from PySide6.QtGui import QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
 
@@ -48,3 +48,29 @@ def export_svg(
         widget.scene().render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
     finally:
         painter.end()
+
+
+def render_png(widget: pg.GraphicsView, item: Any, scale: float = 2.0) -> bytes:
+    """PNG bytes of ``item``'s part of the scene, drawn at ``scale`` × its on-screen size.
+
+    Rendering the scene scaled (rather than exporting a larger image) keeps text, legends and
+    data in proportion and sharp, as for print.
+    """
+    rect = item.sceneBoundingRect()
+    w, h = max(1, round(rect.width() * scale)), max(1, round(rect.height() * scale))
+    image = QImage(w, h, QImage.Format.Format_ARGB32)
+    image.setDevicePixelRatio(scale)  # Qt scales the painting; items keep their logical sizes
+    image.fill(Qt.GlobalColor.white)
+    painter = QPainter(image)
+    try:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        widget.scene().render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
+    finally:
+        painter.end()
+    data = QByteArray()
+    buf = QBuffer(data)
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buf, "PNG")
+    buf.close()
+    return bytes(data.data())

@@ -1,0 +1,130 @@
+"""``ftcost report FILE --pdf out.pdf --html out.html --md out.md``: a report without a window.
+
+Headless: without a display it sets ``QT_QPA_PLATFORM=offscreen`` itself (when unset), and it
+creates the QApplication the plots and the PDF writer need. Every scenario of FILE is reported.
+Errors end with one ``ftcost: error: ...`` line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+_QUIET = ("This plugin does not support",)  # offscreen-plugin chatter while plots lay out
+
+
+def add_report_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "report",
+        help="write a PDF, HTML and/or Markdown report of an estimate file",
+        description="Write a report of every scenario of FILE: the comparison, both plots, the "
+        "inputs, each scenario's figures and arithmetic, the assumptions and the GPU prices used. "
+        "HTML is one self-contained file; Markdown writes its plots as PNG files next to it.",
+    )
+    p.add_argument("file", metavar="FILE", help="an estimate file (.ftcost)")
+    p.add_argument("--pdf", metavar="PATH", help="write a PDF report (A4)")
+    p.add_argument("--html", metavar="PATH", help="write a self-contained HTML report")
+    p.add_argument("--md", metavar="PATH", help="write a Markdown report (+ PATH-stem-*.png)")
+    p.add_argument(
+        "--baseline",
+        metavar="SCENARIO",
+        help="the scenario differences are shown to: its name or number (default: the first)",
+    )
+    p.add_argument("--title", help="the report title (default: the file name)")
+    return p
+
+
+class ReportError(Exception):
+    """Bad input for the report; one line."""
+
+
+def _baseline(document: Any, text: str | None) -> int:
+    if text is None:
+        return 0
+    names = [s.name for s in document.scenarios]
+    if text in names:
+        return names.index(text)
+    if text.strip().isdigit() and 1 <= int(text) <= len(names):
+        return int(text) - 1
+    raise ReportError(
+        f"--baseline: no scenario {text!r} in the file (scenarios: "
+        + ", ".join(f"{i + 1} {n!r}" for i, n in enumerate(names))
+        + ")"
+    )
+
+
+def _check_target(path: str, flag: str) -> None:
+    parent = Path(path).expanduser().resolve().parent
+    if not parent.is_dir():
+        raise ReportError(f"{flag}: the folder {parent} does not exist")
+    if Path(path).is_dir():
+        raise ReportError(f"{flag}: {path} is a folder")
+
+
+def _quiet_handler(previous: Any):
+    def handler(mode, context, message):
+        if any(message.startswith(q) for q in _QUIET):
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            sys.stderr.write(message + "\n")
+
+    return handler
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Write the formats asked for; 0, or 2 with one error line on stderr."""
+    try:
+        return _run(args)
+    except ReportError as exc:
+        sys.stderr.write(f"ftcost: error: {' '.join(str(exc).split())}\n")
+        return EXIT_USAGE
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .core.scenarios import estimate_all
+    from .io.estimate_file import EstimateFileError, load_document
+
+    targets = {k: getattr(args, k, None) for k in ("pdf", "html", "md")}
+    targets = {k: v for k, v in targets.items() if v}
+    if not targets:
+        raise ReportError("report: give at least one of --pdf PATH, --html PATH, --md PATH")
+    for fmt, path in targets.items():
+        _check_target(path, f"--{fmt}")
+    try:
+        document = load_document(args.file)
+    except EstimateFileError as exc:
+        raise ReportError(str(exc)) from None
+    try:
+        results = estimate_all(document)
+    except Exception as exc:  # a scenario the model cannot estimate
+        raise ReportError(f"cannot estimate {args.file}: {exc}") from None
+    baseline = _baseline(document, getattr(args, "baseline", None))
+
+    from .report import Report
+
+    title = getattr(args, "title", None) or Path(args.file).stem
+    report = Report(document=document, results=results, title=title, baseline=baseline)
+    try:
+        from .report.render import ensure_qapp, export_report
+
+        ensure_qapp()
+        from PySide6.QtCore import qInstallMessageHandler
+    except ImportError as exc:
+        raise ReportError(f"the report needs PySide6 and pyqtgraph: {exc}") from None
+    previous = qInstallMessageHandler(None)
+    qInstallMessageHandler(_quiet_handler(previous))
+    try:
+        written = export_report(report, **targets)
+    except OSError as exc:
+        raise ReportError(f"cannot write the report: {exc.strerror or exc}") from None
+    finally:
+        qInstallMessageHandler(previous)
+    for path in written:
+        sys.stdout.write(f"wrote {path}\n")
+    return EXIT_OK

@@ -1,0 +1,126 @@
+"""Headline figures and breakdown rows as text, from one EstimateResult (Qt-free).
+
+The window's cards and table and the report read the same strings from here.
+"""
+
+from __future__ import annotations
+
+from ..core.inputs import EstimateInputs
+from ..core.results import MEMORY_PART_LABELS, EstimateResult
+from ..core.units import fmt_gib, fmt_hours, fmt_pct, fmt_usd
+from .explain import sci
+
+HEADLINES: tuple[tuple[str, str], ...] = (
+    ("memory", "Memory per GPU"),
+    ("gpus", "GPUs"),
+    ("gpu_hours", "Compute GPU-hours"),
+    ("wall", "Wall-clock (held)"),
+    ("cost", "Cost per run"),
+    ("project", "Project total"),
+)
+
+
+def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple[str, str, str]]:
+    """(value, detail, tooltip) per headline key; pure, so tests compare against it."""
+    mem, t, c, p = r.memory, r.time, r.cost, r.project
+    need = "none fits" if mem.gpus_needed is None else f"{mem.gpus_needed} needed"
+    if c.spot_usd is not None:
+        advice = "take spot" if c.take_spot else "stay on-demand"
+        spot = f"spot {fmt_usd(c.spot_usd)} (F = {c.spot_factor:.3f}: {advice})"
+    else:
+        spot = "no spot price"
+    return {
+        "memory": (
+            f"{fmt_gib(mem.total_bytes)} of {fmt_gib(mem.usable_bytes)} usable",
+            f"{'fits' if mem.fits else 'does NOT fit'} · "
+            f"{inputs.hardware.usable_memory_fraction:.0%} of "
+            f"{inputs.hardware.gpu.memory_gib:g} GiB "
+            f"{inputs.hardware.gpu.name}",
+            "Peak memory of one GPU vs the usable share of its reported memory.",
+        ),
+        "gpus": (
+            f"{t.num_gpus} used",
+            f"{need} · {t.nodes} node{'s' if t.nodes != 1 else ''} of "
+            f"{inputs.hardware.gpus_per_node}",
+            "GPUs needed: the fewest whose per-GPU memory fits with the chosen sharding.",
+        ),
+        "gpu_hours": (
+            f"{t.compute_gpu_hours:,.1f} GPU-h",
+            f"{sci(r.flops.total_flops)} FLOPs at {fmt_pct(t.effective_mfu)} effective MFU",
+            "FLOPs ÷ achieved FLOP/s per GPU ÷ 3600 (article 000).",
+        ),
+        "wall": (
+            fmt_hours(t.held_wall_s / 3600),
+            f"{t.held_gpu_hours:,.1f} GPU-h held · training {fmt_hours(t.train_wall_s / 3600)}",
+            "Wall-clock the GPUs are held: training plus start-up, checkpoints, evaluation.",
+        ),
+        "cost": (
+            f"{fmt_usd(c.on_demand_usd)} on-demand",
+            f"{spot} · range {fmt_usd(c.low_usd)} – {fmt_usd(c.high_usd)}",
+            "Held GPU-hours × your price; range at the MFU band's ends.",
+        ),
+        "project": (
+            fmt_usd(p.total_usd),
+            f"{p.runs} runs × {fmt_usd(p.run_usd)} + storage + eng. · "
+            f"{fmt_usd(p.low_usd)} – {fmt_usd(p.high_usd)}",
+            "Runs (planned + failed) × cost per run + checkpoint storage + engineering hours.",
+        ),
+    }
+
+
+def breakdown_rows(inputs: EstimateInputs, r: EstimateResult) -> list[tuple[str, str, str]]:
+    """(group, item, value) rows of the breakdown table."""
+    rows: list[tuple[str, str, str]] = []
+    mem = r.memory
+    for key, value in mem.parts():
+        rows.append(("Memory per GPU", MEMORY_PART_LABELS[key], fmt_gib(value, 2)))
+    rows.append(("Memory per GPU", "Total", fmt_gib(mem.total_bytes, 2)))
+    rows.append(("Memory per GPU", "Usable", fmt_gib(mem.usable_bytes, 2)))
+    if mem.cpu_offloaded_bytes:
+        rows.append(
+            ("Memory per GPU", "Offloaded to CPU (all GPUs)", fmt_gib(mem.cpu_offloaded_bytes))
+        )
+    f = r.flops
+    for name, v in (
+        ("Parameter matmuls", f.base_per_token),
+        ("Recompute (checkpointing)", f.recompute_per_token),
+        ("Attention", f.attention_per_token),
+        ("Adapters", f.adapters_per_token),
+        ("Total per token", f.per_token),
+    ):
+        rows.append(("FLOPs per token", name, sci(v)))
+    rows.append(("FLOPs per token", "Training FLOPs (× D)", sci(f.total_flops)))
+    c = r.cost
+    for name, v in (
+        ("Training", c.training_usd),
+        ("Start-up", c.startup_usd),
+        ("Checkpoint writes", c.checkpoint_usd),
+        ("Evaluation", c.evaluation_usd),
+        ("RL generation", c.rl_generation_usd),
+        ("Idle", c.idle_usd),
+        ("Total on-demand", c.on_demand_usd),
+    ):
+        rows.append(("Cost per run", name, fmt_usd(v)))
+    if c.spot_usd is not None:
+        rows.append(("Cost per run", "Total spot", fmt_usd(c.spot_usd)))
+    rows.append(("Cost per run", "Per 1e18 FLOPs", fmt_usd(c.usd_per_1e18_flops)))
+    t = r.time
+    for name, s in (
+        ("Training", t.train_wall_s),
+        ("Provisioning", t.provisioning_s),
+        ("Weight download", t.download_s),
+        ("Warm-up", t.warmup_s),
+        ("NCCL init", t.nccl_s),
+        ("Checkpoint writes", t.checkpoint_writes_s),
+        ("Evaluation", t.eval_s),
+        ("RL generation", t.rl_generation_s),
+        ("Idle", t.idle_s),
+        ("Total held", t.held_wall_s),
+    ):
+        rows.append(("Wall-clock", name, fmt_hours(s / 3600)))
+    p = r.project
+    rows.append(("Project", f"Runs ({p.runs})", fmt_usd(p.runs_usd)))
+    rows.append(("Project", "Storage", fmt_usd(p.storage_usd)))
+    rows.append(("Project", "Engineering", fmt_usd(p.engineering_usd)))
+    rows.append(("Project", "Total", fmt_usd(p.total_usd)))
+    return rows

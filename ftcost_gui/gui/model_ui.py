@@ -1,0 +1,190 @@
+"""Model facts as text, "load this architecture" as one undoable edit, and the model actions.
+
+The formatting helpers are shared by the model panel (preset picker, parameter count), the
+training panel (LoRA target counts) and the import dialogs (``model_import``).
+``install_model_ui(window)`` adds File → Import Model Config… and File → Models on This
+Computer… to a main window, using only its public ``store`` and menu bar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from ..core.architecture import ModelSpec, count_params, effective_counts
+from ..core.catalog import ModelPreset
+from ..core.inputs import EstimateInputs
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model_import import ModelImportActions
+
+CUSTOM = "__custom__"
+
+
+# --- numbers as text -----------------------------------------------------------------------------
+def fmt_exact(n: float) -> str:
+    """7615616512 -> '7,615,616,512'."""
+    return f"{round(n):,}"
+
+
+def fmt_count(n: float) -> str:
+    """Three significant digits with k/M/B/T: 2097152 -> '2.10M', 16777216 -> '16.8M'."""
+    a = abs(n)
+    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if a >= div * 0.9995:
+            v = n / div
+            if abs(v) >= 999.5 and suffix != "T":
+                continue
+            digits = 2 if abs(v) < 9.995 else 1 if abs(v) < 99.95 else 0
+            return f"{v:.{digits}f}{suffix}"
+    return f"{round(n)}"
+
+
+def fmt_context(tokens: int) -> str:
+    """131072 -> '128k ctx', 4096 -> '4k ctx', 1000 -> '1,000 ctx'."""
+    if tokens >= 1024 and tokens % 1024 == 0:
+        return f"{tokens // 1024}k ctx"
+    return f"{tokens:,} ctx"
+
+
+def fmt_share(part: float, whole: float) -> str:
+    """A percentage with two significant decimals below 1 %: '0.25%', '1.6%', '12%'."""
+    if whole <= 0:
+        return "—"
+    pct = 100.0 * part / whole
+    if pct < 1:
+        return f"{pct:.2f}%"
+    if pct < 10:
+        return f"{pct:.1f}%"
+    return f"{pct:.0f}%"
+
+
+# --- presets -------------------------------------------------------------------------------------
+def preset_label(p: ModelPreset) -> str:
+    """'Llama 3.1 · 8B · 128k ctx · Llama 3.1 Community'."""
+    parts = [p.family, p.size, fmt_context(p.spec.max_context)]
+    if p.license:
+        parts.append(p.license)
+    return " · ".join(parts)
+
+
+def preset_search_text(p: ModelPreset) -> str:
+    """Everything a person might type to find a preset, lower-case."""
+    words = (
+        p.family,
+        p.size,
+        p.spec.name,
+        p.id,
+        p.hf_id,
+        p.license,
+        fmt_context(p.spec.max_context),
+    )
+    return " ".join(w for w in words if w).lower()
+
+
+def grouped_by_family(presets: Iterable[ModelPreset]) -> list[tuple[str, list[ModelPreset]]]:
+    """Presets grouped by family, families in first-seen order (the library's own order)."""
+    groups: dict[str, list[ModelPreset]] = {}
+    for p in presets:
+        groups.setdefault(p.family, []).append(p)
+    return list(groups.items())
+
+
+def same_architecture(a: ModelSpec, b: ModelSpec) -> bool:
+    """Equal in every field but the display name."""
+    return a.model_copy(update={"name": ""}) == b.model_copy(update={"name": ""})
+
+
+def matching_preset(spec: ModelSpec, presets: Iterable[ModelPreset]) -> ModelPreset | None:
+    """The preset with exactly this architecture (the name may differ), if any."""
+    for p in presets:
+        if p.spec == spec:
+            return p
+    for p in presets:
+        if same_architecture(p.spec, spec):
+            return p
+    return None
+
+
+def param_summary(spec: ModelSpec, preset: ModelPreset | None = None) -> tuple[str, str]:
+    """(label text, tooltip) for the derived parameter count of an architecture."""
+    exact = count_params(spec)
+    eff = effective_counts(spec)
+    tip = [
+        f"Derived from the architecture: {fmt_exact(exact.total)} parameters",
+        f"  embeddings {fmt_exact(exact.embedding)}, output head "
+        + (f"{fmt_exact(exact.lm_head)}" if exact.lm_head else "tied (0)"),
+        f"  one decoder layer {fmt_exact(exact.layer)} × {spec.num_layers} layers",
+    ]
+    if spec.param_count_override is not None:
+        text = (
+            f"Bare count of {fmt_count(eff.total)} parameters (the architecture alone gives "
+            f"{fmt_exact(exact.total)})"
+        )
+        tip.append("Every parameter group is scaled to the bare count.")
+        return text, "\n".join(tip)
+    text = f"{fmt_exact(exact.total)} parameters ({fmt_count(exact.total)})"
+    if preset is not None and preset.expected_total is not None:
+        if round(exact.total) == preset.expected_total:
+            text += " = published total ✓"
+            tip.append(f"Equals the published total of {preset.spec.name} ({preset.source}).")
+        else:
+            diff = round(exact.total) - preset.expected_total
+            text += f" ≠ published {fmt_exact(preset.expected_total)} ({diff:+,})"
+    if spec.is_moe:
+        text += (
+            f"\n{fmt_exact(exact.total_active)} active per token ({fmt_count(exact.total_active)}; "
+            f"top-{spec.experts_per_token} of {spec.num_experts} experts)"
+        )
+    return text, "\n".join(tip)
+
+
+# --- edits ---------------------------------------------------------------------------------------
+def apply_model(store: Any, spec: ModelSpec, description: str) -> bool:
+    """Replace the model section in one undoable edit; False if the inputs reject it."""
+    doc = store.inputs.model_dump()
+    doc["model"] = spec.model_dump()
+    try:
+        new = EstimateInputs.model_validate(doc)
+    except ValidationError:
+        return False
+    store.set_inputs(new, description=description)
+    return True
+
+
+def spec_from_partial(base: ModelSpec, partial: dict[str, Any]) -> tuple[ModelSpec, list[str]]:
+    """``base`` with every understood field of ``partial`` that keeps the shape valid.
+
+    Returns the spec and the fields that were taken. Fields are tried all at once, then one by one
+    (a partial hidden size may not fit the base's heads, for example).
+    """
+    known = {k: v for k, v in partial.items() if k in ModelSpec.model_fields}
+    try:
+        return ModelSpec.model_validate({**base.model_dump(), **known}), list(known)
+    except ValidationError:
+        pass
+    current = base.model_dump()
+    taken: list[str] = []
+    # Heads before widths so that a new hidden size meets the new head count.
+    order = sorted(known, key=lambda k: (k not in ("num_attention_heads", "num_kv_heads"), k))
+    for key in order:
+        trial = {**current, key: known[key]}
+        try:
+            ModelSpec.model_validate(trial)
+        except ValidationError:
+            continue
+        current = trial
+        taken.append(key)
+    return ModelSpec.model_validate(current), taken
+
+
+# --- installing the actions on a window ----------------------------------------------------------
+def install_model_ui(window: Any) -> ModelImportActions:
+    """Add the model import actions to ``window`` (its File menu and the model panel)."""
+    from .model_import import ModelImportActions
+
+    actions = ModelImportActions(window)
+    window.model_ui = actions
+    return actions

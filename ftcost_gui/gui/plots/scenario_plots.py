@@ -1,0 +1,317 @@
+"""The two plots in 'all scenarios' mode: one stacked memory bar and one cost curve per scenario.
+
+Subclasses of the single-scenario plots, so they share axes, band, legend, hover and export.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QWidget
+
+from ...core.estimate import sweep_mfu
+from ...core.inputs import EstimateInputs
+from ...core.results import MEMORY_PART_LABELS, EstimateResult
+from ...core.units import GIB, fmt_usd
+from .cost_plot import BAND, MFUS, CostPlot
+from .memory_plot import WIDTH, MemoryPlot
+
+# Okabe-Ito: distinct for colour-blind readers; past eight the line style changes too.
+SCENARIO_COLORS = (
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#000000",
+    "#999933",
+)
+USABLE_COLOR = "#b71c1c"
+
+
+def scenario_color(i: int) -> str:
+    return SCENARIO_COLORS[i % len(SCENARIO_COLORS)]
+
+
+def short_name(name: str, limit: int = 18) -> str:
+    return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
+
+
+SEPARATORS = " ·-:–/|,"
+
+
+def tick_labels(names: Sequence[str], limit: int) -> list[str]:
+    """Short bar labels: a prefix the names share is dropped ('Plan · LoRA' → 'LoRA'); a name
+    that is all prefix ('Plan' beside 'Plan · LoRA') keeps it."""
+    labels = list(names)
+    if len(names) > 1:
+        prefix = names[0]
+        for n in names[1:]:
+            while not n.startswith(prefix):
+                prefix = prefix[:-1]
+        if prefix in names:
+            stem = prefix
+        else:  # cut back to a word boundary
+            cut = max(prefix.rfind(c) for c in SEPARATORS)
+            stem = prefix[: cut + 1] if cut > 0 else ""
+        if stem:
+            rest = [n[len(stem) :] for n in names]
+            ok = all(r == "" or r[0] in SEPARATORS or stem[-1] in SEPARATORS for r in rest)
+            rest = [r.strip(SEPARATORS) or n for r, n in zip(rest, names, strict=True)]
+            ok = ok and not any(r.startswith("(") for r in rest)
+            if ok and len(set(rest)) == len(rest):
+                labels = rest
+    return [short_name(n, limit) for n in labels]
+
+
+class ScenarioMemoryPlot(MemoryPlot):
+    """One stacked bar of memory parts per scenario, with each scenario's usable memory."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        pi = self.plot_item
+        pi.setTitle("Memory per GPU by scenario")
+        pi.setLabel("bottom", "Scenario (▶ = selected; each on its own GPU count)")
+        self.usable_marks = pg.PlotDataItem(
+            [], [], connect="pairs", pen=pg.mkPen(USABLE_COLOR, width=2.5)
+        )
+        self.total_marks = pg.PlotDataItem(
+            [], [], connect="pairs",
+            pen=pg.mkPen("#424242", width=1.5, style=Qt.PenStyle.DashLine),
+        )  # fmt: skip
+        pi.addItem(self.usable_marks)
+        pi.addItem(self.total_marks)
+        # A strip under each bar in the scenario's colour: the same colour as its cost curve.
+        self.color_strip = pg.BarGraphItem(x=[0], height=[0], y0=[0], width=WIDTH, pen=None)
+        pi.addItem(self.color_strip)
+        self._marks_in_legend = False
+        self.names: tuple[str, ...] = ()
+        self.tick_texts: list[str] = []
+        self.usable_gib: list[float] = []
+
+    def set_result(self, inputs: EstimateInputs, result: EstimateResult) -> None:
+        self.set_scenarios(["Scenario"], [inputs], [result], 0)
+
+    def set_scenarios(
+        self,
+        names: Sequence[str],
+        inputs: Sequence[EstimateInputs],
+        results: Sequence[EstimateResult],
+        active: int = 0,
+    ) -> None:
+        key = (tuple(names), tuple(results), active)
+        if key == self._key:
+            return
+        self._key = key
+        n = len(names)
+        self.names = self.methods = tuple(names)
+        self.current_method = names[active] if 0 <= active < n else ""
+        x = np.arange(n, dtype=float)
+        self.heights_gib = {
+            part: [dict(r.memory.parts())[part] / GIB for r in results]
+            for part in MEMORY_PART_LABELS
+        }
+        base = np.zeros(n)
+        for part, item in self.bars.items():
+            h = np.asarray(self.heights_gib[part])
+            item.setOpts(x=x, height=h, y0=base.copy(), width=WIDTH)
+            base = base + h
+        totals = base
+        if 0 <= active < n:
+            self.highlight.setOpts(
+                x=[x[active]], height=[totals[active]], y0=[0.0], width=WIDTH + 0.08
+            )
+            self.highlight.setVisible(True)
+        else:
+            self.highlight.setVisible(False)
+        usable = [r.memory.usable_bytes / GIB for r in results]
+        capacity = [r.memory.capacity_bytes / GIB for r in results]
+        self.usable_gib = usable
+        same = len({round(u, 6) for u in usable}) == 1 and len({round(c, 6) for c in capacity}) == 1
+        self.usable_line.setVisible(same)
+        self.total_line.setVisible(same)
+        if same:
+            self.usable_line.setValue(usable[0])
+            self.total_line.setValue(capacity[0])
+            self.usable_marks.setData([], [])
+            self.total_marks.setData([], [])
+        else:
+            half = WIDTH / 2 + 0.12
+            xs = np.repeat(x, 2) + np.tile([-half, half], n)
+            self.usable_marks.setData(xs, np.repeat(usable, 2))
+            self.total_marks.setData(xs, np.repeat(capacity, 2))
+        self._set_marks_legend(not same)
+        self.gpus_needed = {names[i]: results[i].memory.gpus_needed for i in range(n)}
+        while len(self.count_labels) < n:
+            t = pg.TextItem("", color="#000000", anchor=(0.5, 1.0))
+            t.setFont(self.count_labels[0].textItem.font())
+            self.plot_item.addItem(t)
+            self.count_labels.append(t)
+        for i, label in enumerate(self.count_labels):
+            if i < n:
+                r = results[i]
+                used = r.time.num_gpus
+                text = f"{used} GPU{'s' if used != 1 else ''}"
+                if not r.memory.fits:
+                    text += " ✗"
+                if i == active:
+                    text = f"▶ {text}"
+                label.setText(text)
+                label.setPos(x[i], totals[i])
+                label.setVisible(True)
+            else:
+                label.setVisible(False)
+        self._update_ticks()
+        top = max(float(totals.max()) if n else 1.0, max(capacity, default=1.0)) * 1.15
+        strip = top * 0.025
+        self.color_strip.setOpts(
+            x=x, y0=np.full(n, -strip), height=np.full(n, strip * 0.8), width=WIDTH,
+            brushes=[pg.mkBrush(scenario_color(i)) for i in range(n)],
+        )  # fmt: skip
+        # Room on the right for the legend (wider with the per-GPU marks), so it covers no bar.
+        self.plot_item.setXRange(-0.6, n + (0.9 if same else 1.5), padding=0)
+        self.plot_item.setYRange(-strip, top, padding=0)
+
+    def _update_ticks(self) -> None:
+        """Bar labels as long as the bar spacing allows (again on resize)."""
+        n = len(self.names)
+        if not n:
+            return
+        px_per_bar = max(40.0, self.plot_widget.width() * 0.8 / (n + 1.5))
+        self.tick_texts = tick_labels(self.names, max(6, int(px_per_bar / 6.5)))
+        ticks = [(float(i), t) for i, t in enumerate(self.tick_texts)]
+        self.plot_item.getAxis("bottom").setTicks([ticks])
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._update_ticks()
+
+    def _set_marks_legend(self, show: bool) -> None:
+        if show == self._marks_in_legend:
+            return
+        if show:
+            self.legend.addItem(self.usable_marks, "usable (its GPU)")
+            self.legend.addItem(self.total_marks, "total (its GPU)")
+        else:
+            self.legend.removeItem(self.usable_marks)
+            self.legend.removeItem(self.total_marks)
+        self._marks_in_legend = show
+
+
+class ScenarioCostPlot(CostPlot):
+    """Cost per run vs MFU: one colour per scenario, on-demand solid, spot dashed."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        pi = self.plot_item
+        pi.setTitle("Cost per run vs MFU by scenario")
+        for item in (self.od_curve, self.spot_curve, self.marker):
+            pi.removeItem(item)
+        self.legend.clear()
+        self.curves: list[pg.PlotDataItem] = []
+        self.spot_curves: list[pg.PlotDataItem] = []
+        self.markers = pg.ScatterPlotItem(size=10, pen=pg.mkPen("k", width=1.2))
+        pi.addItem(self.markers)
+        self.spot_key = pi.plot(
+            [], [], pen=pg.mkPen("#555555", width=1.5, style=Qt.PenStyle.DashLine)
+        )
+        self.names: tuple[str, ...] = ()
+        self.ods: list[np.ndarray] = []
+        self.spots: list[np.ndarray | None] = []
+
+    def set_result(self, inputs: EstimateInputs, result: EstimateResult) -> None:
+        self.set_scenarios(["Scenario"], [inputs], [result], 0)
+
+    def set_scenarios(
+        self,
+        names: Sequence[str],
+        inputs: Sequence[EstimateInputs],
+        results: Sequence[EstimateResult],
+        active: int = 0,
+    ) -> None:
+        key = (tuple(names), tuple(inputs), active)
+        if key == self._key:
+            return
+        self._key = key
+        pi = self.plot_item
+        for item in (*self.curves, *self.spot_curves):
+            pi.removeItem(item)
+        self.legend.clear()
+        self.curves, self.spot_curves = [], []
+        self.names = tuple(names)
+        self.x = np.array([m * 100 for m in MFUS])
+        self.ods, self.spots = [], []
+        spots_data = []
+        ymax = 0.0
+        for i, (name, inp, res) in enumerate(zip(names, inputs, results, strict=True)):
+            color = scenario_color(i)
+            style = Qt.PenStyle.SolidLine if i < len(SCENARIO_COLORS) else Qt.PenStyle.DashDotLine
+            width = 3.2 if i == active else 2.0
+            points = sweep_mfu(inp, MFUS)
+            od = np.array([p.on_demand_usd for p in points])
+            has_spot = all(p.spot_usd is not None for p in points)
+            spot = np.array([p.spot_usd for p in points], dtype=float) if has_spot else None
+            self.ods.append(od)
+            self.spots.append(spot)
+            label = ("▶ " if i == active else "") + short_name(name, 28)
+            curve = pi.plot(self.x, od, pen=pg.mkPen(color, width=width, style=style), name=label)
+            self.curves.append(curve)
+            if spot is not None:
+                sc = pi.plot(
+                    self.x, spot, pen=pg.mkPen(color, width=1.4, style=Qt.PenStyle.DashLine)
+                )
+                self.spot_curves.append(sc)
+                ymax = max(ymax, float(spot.max()))
+            mfu = inp.efficiency.mfu * 100
+            spots_data.append(
+                {"pos": (mfu, res.cost.on_demand_usd), "brush": pg.mkBrush(color), "symbol": "o"}
+            )
+            ymax = max(ymax, float(od.max()), res.cost.on_demand_usd)
+        if self.spot_curves:
+            self.legend.addItem(self.spot_key, "spot (dashed)")
+        self.markers.setData(spots_data)
+        mfus = [inp.efficiency.mfu * 100 for inp in inputs] or [40.0]
+        xmin, xmax = min(8.0, min(mfus) - 2), max(62.0, max(mfus) + 2)
+        pi.setXRange(xmin, xmax, padding=0)
+        pi.setYRange(0, (ymax or 1.0) * 1.08, padding=0)
+        self.band_label.setPos(sum(BAND) / 2, (ymax or 1.0) * 0.01)
+        self.od = self.ods[0] if self.ods else np.array([])
+        self.spot = self.spots[0] if self.spots else None
+
+    def scenario_values_at(self, mfu_pct: float) -> list[tuple[str, float, float | None]] | None:
+        """(name, on-demand, spot) per scenario, interpolated on the sweep; None outside it."""
+        if self.x.size == 0 or not self.x[0] <= mfu_pct <= self.x[-1]:
+            return None
+        out = []
+        for name, od, spot in zip(self.names, self.ods, self.spots, strict=True):
+            s = float(np.interp(mfu_pct, self.x, spot)) if spot is not None else None
+            out.append((name, float(np.interp(mfu_pct, self.x, od)), s))
+        return out
+
+    def _on_scene_mouse_moved(self, pos: QPointF) -> None:
+        if not self.plot_item.sceneBoundingRect().contains(pos):
+            self._hide_hover()
+            return
+        p = self.view_box.mapSceneToView(pos)
+        vals = self.scenario_values_at(p.x())
+        if not vals:
+            self._hide_hover()
+            return
+        mfu = p.x()
+        lines = [f"MFU {mfu:.1f}%"]
+        for name, od, spot in vals:
+            extra = f" (spot {fmt_usd(spot)})" if spot is not None else ""
+            lines.append(f"{short_name(name, 24)}: {fmt_usd(od)}{extra}")
+        text = "\n".join(lines)
+        self.hover_text = text
+        self.hover.setText(text)
+        (x0, x1), (y0, y1) = self.view_box.viewRange()
+        self.hover.setAnchor((1, 1) if mfu > (x0 + x1) / 2 else (0, 1))
+        self.hover.setPos(mfu, y0 + 0.55 * (y1 - y0))
+        self.hover.setVisible(True)
+        self.cursor.setValue(mfu)
+        self.cursor.setVisible(True)

@@ -1,0 +1,616 @@
+"""The report's text: one HTML builder (browser file or PDF) and one Markdown builder (Qt-free).
+
+Both take the document, one result per scenario and the plot images as PNG bytes by name
+(``memory``, ``cost``), and show: title and date, the scenarios' comparison, both plots, the
+inputs that matter, each scenario's headline figures, breakdown and arithmetic, the assumptions
+with their sources, and the GPU prices used with their dates and sources.
+
+HTML for a browser is one self-contained file (CSS inline, images as ``data:`` URIs, no external
+reference). HTML for the PDF uses the subset QTextDocument understands and names its images, which
+``render.write_pdf`` registers as resources.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from html import escape, unescape
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Literal
+
+from .. import __version__
+from ..core.document import EstimateDocument
+from ..core.inputs import METHOD_LABELS
+from ..core.results import EstimateResult
+from ..gui.explain import explain_html
+from ..gui.figures import HEADLINES, breakdown_rows, headline_texts
+from ..io.atomic import atomic_write_text
+from .tables import (
+    ARTICLES,
+    ASSUMPTIONS,
+    BEST_MARK,
+    ComparisonTable,
+    comparison_table,
+    input_rows,
+    price_rows,
+)
+
+Target = Literal["html", "pdf"]
+IMAGE_NAMES = ("cost", "memory")  # the order they appear in
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a report shows; ``results`` has one entry per scenario."""
+
+    document: EstimateDocument
+    results: Sequence[EstimateResult]
+    title: str = "Untitled estimate"
+    generated: datetime = field(default_factory=lambda: datetime.now().astimezone())
+    baseline: int = 0
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.document.scenarios]
+
+    @property
+    def several(self) -> bool:
+        return len(self.document.scenarios) > 1
+
+    def comparison(self) -> ComparisonTable:
+        return comparison_table(self.names, list(self.results), self.baseline)
+
+    def date_text(self) -> str:
+        return self.generated.strftime("%Y-%m-%d %H:%M")
+
+
+def image_titles(report: Report) -> dict[str, str]:
+    """Alt texts: what each image shows, in a few words."""
+    how = "by scenario" if report.several else "by method"
+    return {"memory": f"Memory per GPU {how}", "cost": f"Cost per run vs MFU {how}"}
+
+
+def image_captions(report: Report) -> dict[str, str]:
+    if report.several:
+        return {
+            "memory": "Memory per GPU by scenario: stacked parts, with the usable memory of each "
+            "scenario's GPU (the selected scenario is outlined).",
+            "cost": "Cost per run vs MFU, one colour per scenario (solid: on-demand, dashed: spot; "
+            "dots: each scenario's MFU; green band: well-tuned 35–55%).",
+        }
+    return {
+        "memory": "Memory per GPU by method for this scenario's model, data and GPUs (* = the "
+        "method chosen); red line: usable memory.",
+        "cost": "Cost per run vs MFU (solid: on-demand, dashed: spot; dots: the chosen MFU; green "
+        "band: well-tuned 35–55%).",
+    }
+
+
+# --- HTML -----------------------------------------------------------------------------------------
+_CSS_HTML = """
+body { font-family: "DejaVu Sans", "Segoe UI", Helvetica, Arial, sans-serif; font-size: 14px;
+       color: #1a1a1a; max-width: 1040px; margin: 24px auto; padding: 0 16px; line-height: 1.4; }
+h1 { font-size: 26px; margin-bottom: 2px; }
+h2 { font-size: 20px; border-bottom: 2px solid #0072B2; padding-bottom: 3px; margin-top: 32px; }
+h3 { font-size: 16px; margin: 18px 0 6px; }
+h4 { font-size: 14px; margin: 12px 0 4px; }
+.meta, .caption, .ref, .note, .legend { color: #555; }
+.caption { font-size: 13px; margin: 2px 0 16px; }
+table { border-collapse: collapse; margin: 6px 0 12px; }
+th, td { border: 1px solid #c8c8c8; padding: 4px 8px; vertical-align: top; }
+th { background: #eef2f6; text-align: left; }
+td.num { text-align: right; white-space: nowrap; }
+td.best { background: #e3f2e5; font-weight: bold; }
+td.diff, th.diff { background: #fff6e0; }
+.delta { display: block; font-size: 12px; color: #444; font-weight: normal; }
+.bad { color: #b71c1c; font-weight: bold; }
+.f { font-family: "DejaVu Sans Mono", Consolas, monospace; font-size: 13px; }
+.charts { display: flex; flex-wrap: wrap; gap: 16px; }
+figure { margin: 0; flex: 1 1 480px; }
+figure p.caption { margin-top: 4px; }
+img { width: 100%; height: auto; border: 1px solid #ddd; }
+.group { font-weight: bold; background: #f5f5f5; }
+table.layout { width: 100%; }
+table.layout, table.layout > tbody > tr > td { border: none; padding: 0 12px 0 0; width: 50%; }
+table.plain td, table.plain th { border: none; padding: 1px 14px 1px 0; background: none; }
+"""
+
+_CSS_PDF = """
+body { font-size: 9pt; }
+h1 { font-size: 17pt; margin-bottom: 0; }
+h2 { font-size: 13pt; color: #0b3d66; margin-top: 14pt; margin-bottom: 4pt; }
+h3 { font-size: 10.5pt; margin-top: 9pt; margin-bottom: 3pt; }
+h4 { font-size: 9.5pt; margin-top: 6pt; margin-bottom: 2pt; }
+p { margin-top: 1pt; margin-bottom: 4pt; }
+.meta, .caption, .ref, .note, .legend { color: #555555; }
+.caption { font-size: 8pt; }
+table { border-collapse: collapse; }
+th { background-color: #eef2f6; font-weight: bold; }
+td, th { font-size: 8.5pt; }
+td.num { text-align: right; }
+td.best { background-color: #e3f2e5; font-weight: bold; }
+td.diff, th.diff { background-color: #fff6e0; }
+.delta { font-size: 7.5pt; color: #444444; font-weight: normal; }
+.bad { color: #b71c1c; font-weight: bold; }
+.f { font-family: "DejaVu Sans Mono", monospace; font-size: 8pt; }
+.group { font-weight: bold; background-color: #f5f5f5; }
+"""
+
+_TABLE_PDF = 'border="1" cellspacing="0" cellpadding="3" style="border-color: #b0b0b0;"'
+PDF_IMAGE_WIDTH = 620  # px at the PDF's 96 dpi: the text width of A4 with 15 mm margins is ~680
+
+
+def _table(target: Target, extra: str = "") -> str:
+    attrs = _TABLE_PDF if target == "pdf" else ""
+    return f"<table {attrs} {extra}>".replace("  ", " ").replace(" >", ">")
+
+
+def _data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def comparison_html(report: Report, target: Target) -> str:
+    t = report.comparison()
+    mark = " <span class='legend'>(baseline)</span>"
+    head = "".join(
+        f"<th>{escape(n)}{mark if i == t.baseline else ''}</th>" for i, n in enumerate(t.names)
+    )
+    fits = "".join(
+        "<td class='num'>yes</td>" if ok else "<td class='num bad'>✗ does not fit</td>"
+        for ok in t.fits
+    )
+    rows = [f"<tr><th>Metric</th>{head}</tr>", f"<tr><td>Fits in memory</td>{fits}</tr>"]
+    for label, line in zip(t.labels, t.cells, strict=True):
+        cells = []
+        for c in line:
+            text = f"{BEST_MARK} {c.text}" if c.best else c.text
+            text = f"<b>{escape(text)}</b>" if c.best else escape(text)
+            if c.delta:
+                sep = "<br/>" if target == "pdf" else ""
+                text += f"{sep}<span class='delta'>{escape(c.delta)}</span>"
+            cls = "num best" if c.best else "num"
+            cells.append(f"<td class='{cls}'>{text}</td>")
+        rows.append(f"<tr><td>{escape(label)}</td>{''.join(cells)}</tr>")
+    base = escape(t.names[t.baseline])
+    return (
+        "<h2>Scenarios compared</h2>"
+        + _table(target, 'width="100%"')
+        + "".join(rows)
+        + "</table>"
+        + f"<p class='legend'>{BEST_MARK} and bold: the best value of the row among the scenarios "
+        f"that fit in memory. The second line is the difference to the baseline, {base}: "
+        "percent / amount.</p>"
+    )
+
+
+def headline_html(report: Report, target: Target, i: int) -> str:
+    s, r = report.document.scenarios[i], report.results[i]
+    texts = headline_texts(s.inputs, r)
+    rows = "".join(
+        f"<tr><td><b>{escape(caption)}</b></td><td class='num'><b>{escape(texts[key][0])}</b></td>"
+        f"<td>{escape(texts[key][1])}</td></tr>"
+        for key, caption in HEADLINES
+    )
+    warn = ""
+    if r.warnings:
+        warn = "".join(f"<p class='bad'>⚠ {escape(w)}</p>" for w in r.warnings)
+    return (
+        "<h3>Headline results</h3>"
+        + _table(target, 'width="100%"')
+        + "<tr><th>Figure</th><th>Value</th><th>Detail</th></tr>"
+        + rows
+        + "</table>"
+        + warn
+    )
+
+
+def _group_tables(rows: list[tuple[str, str, str]], target: Target) -> list[str]:
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for g, item, value in rows:
+        groups.setdefault(g, []).append((item, value))
+    out = []
+    for g, items in groups.items():
+        body = "".join(
+            f"<tr><td>{escape(a)}</td><td class='num'>{escape(b)}</td></tr>" for a, b in items
+        )
+        out.append(
+            _table(target, 'width="100%"')
+            + f"<tr><th colspan='2'>{escape(g)}</th></tr>{body}</table>"
+        )
+    return out
+
+
+def breakdown_html(report: Report, target: Target, i: int) -> str:
+    s, r = report.document.scenarios[i], report.results[i]
+    tables = _group_tables(breakdown_rows(s.inputs, r), target)
+    # Two columns: memory and FLOPs | cost, wall-clock and project (about equal heights).
+    left, right = tables[:2], tables[2:]
+    pdf = target == "pdf"
+    layout = (
+        '<table width="100%" cellspacing="0" cellpadding="0" border="0">'
+        if pdf
+        else '<table class="layout">'
+    )
+    gap = "<p></p>" if pdf else ""
+    cell = '<td width="50%" valign="top">' if pdf else '<td style="vertical-align: top;">'
+    return (
+        "<h3>Breakdown</h3>"
+        + layout
+        + "<tr>"
+        + cell
+        + gap.join(left)
+        + "</td>"
+        + (cell.replace("<td", '<td style="padding-left: 10px;"') if pdf else cell)
+        + gap.join(right)
+        + "</td></tr></table>"
+    )
+
+
+_STYLE_RE = re.compile(r"<style>.*?</style>", re.S)
+
+
+def explain_body(report: Report, i: int) -> str:
+    """explain_html without its style block, headings one level down."""
+    s, r = report.document.scenarios[i], report.results[i]
+    html = _STYLE_RE.sub("", explain_html(s.inputs, r))
+    html = re.sub(r"<(/?)h3>", r"<\1h4>", html)
+    html = re.sub(r"<(/?)h2>", r"<\1h4>", html)
+    return html.replace("<table>", "<table class='plain' cellspacing='0' cellpadding='2'>")
+
+
+def inputs_html(report: Report, target: Target) -> str:
+    rows = input_rows(report.document, list(report.results))
+    several = report.several
+    label_w = 28
+    col_w = (100 - label_w) // max(1, len(report.names))
+    head = "".join(f"<th width='{col_w}%'>{escape(n)}</th>" for n in report.names)
+    body = []
+    for row in rows:
+        diff = several and row.differs
+        cls = " class='diff'" if diff else ""
+        label = f"<b>{escape(row.label)}</b> ≠" if diff else escape(row.label)
+        cells = "".join(f"<td{cls}>{escape(v)}</td>" for v in row.values)
+        body.append(f"<tr><td{cls}>{label}</td>{cells}</tr>")
+    note = (
+        "<p class='legend'>≠ and shading: the rows where the scenarios differ.</p>"
+        if several
+        else ""
+    )
+    return (
+        "<h2>Inputs</h2>"
+        + _table(target, 'width="100%"' if target == "pdf" else "")
+        + f"<tr><th width='{label_w}%'>Field</th>{head}</tr>"
+        + "".join(body)
+        + "</table>"
+        + note
+    )
+
+
+def charts_html(report: Report, target: Target, images: Mapping[str, bytes]) -> str:
+    """Cost first (page 1 of the PDF, under the summary), memory on the next PDF page."""
+    captions = image_captions(report)
+    figures = []
+    for name in IMAGE_NAMES:
+        if name not in images:
+            continue
+        alt = escape(image_titles(report)[name])
+        caption = f"<p class='caption'>{escape(captions[name])}</p>"
+        if target == "pdf":
+            brk = ' style="page-break-before: always;"' if figures else ""
+            img = f'<img src="{name}.png" width="{PDF_IMAGE_WIDTH}" alt="{alt}"/>'
+            figures.append(f'<p align="center"{brk}>{img}</p>{caption}')
+        else:
+            img = f'<img src="{_data_uri(images[name])}" alt="{alt}"/>'
+            figures.append(f"<figure>{img}<figcaption>{caption}</figcaption></figure>")
+    if target == "pdf":
+        return "<h2>Charts</h2>" + "".join(figures)
+    return "<h2>Charts</h2><div class='charts'>" + "".join(figures) + "</div>"
+
+
+def assumptions_html(target: Target, *, page_break: bool) -> str:
+    brk = ' style="page-break-before: always;"' if page_break else ""
+    rows = "".join(
+        f"<tr><td><b>{escape(t)}</b></td><td>{escape(text)}</td><td>{escape(src)}</td></tr>"
+        for t, text, src in ASSUMPTIONS
+    )
+    articles = "; ".join(f"{num} <i>{escape(name)}</i>" for num, name in ARTICLES)
+    return (
+        f"<h2{brk}>Assumptions and sources</h2>"
+        "<p>The estimate is the articles' arithmetic with your numbers; these are the assumptions "
+        "behind it (docs/model.md has the full account).</p>"
+        + _table(target, 'width="100%"')
+        + "<tr><th width='18%'>Topic</th><th width='60%'>Assumption</th>"
+        "<th width='22%'>Source</th></tr>"
+        + rows
+        + "</table>"
+        + f"<p class='ref'>Articles: {articles}.</p>"
+    )
+
+
+def prices_html(report: Report, target: Target) -> str:
+    rows = "".join(
+        f"<tr><td>{escape(p.gpu)}</td><td class='num'>{escape(p.on_demand)}</td>"
+        f"<td class='num'>{escape(p.spot)}</td><td>{escape(p.as_of)}</td>"
+        f"<td>{escape(p.scenarios)}</td><td>{escape(p.source)}</td></tr>"
+        for p in price_rows(report.document)
+    )
+    return (
+        "<h2>GPU prices used</h2>"
+        + _table(target, 'width="100%"')
+        + "<tr><th width='13%'>GPU</th><th width='10%'>On-demand $/GPU-h</th>"
+        "<th width='10%'>Spot $/GPU-h</th><th width='11%'>As of</th>"
+        "<th width='16%'>Scenarios</th><th width='40%'>Source</th></tr>"
+        + rows
+        + "</table>"
+        + "<p class='note'>Prices change weekly; check them with your provider. The estimate is a "
+        "plan, not a quote.</p>"
+    )
+
+
+def report_html(report: Report, images: Mapping[str, bytes], target: Target = "html") -> str:
+    """The whole report as HTML; ``target='pdf'`` names images ``<name>.png`` as resources."""
+    pdf = target == "pdf"
+    css = _CSS_PDF if pdf else _CSS_HTML
+    n = len(report.document.scenarios)
+    parts = [
+        f"<h1>ftcost report: {escape(report.title)}</h1>",
+        f"<p class='meta'>Generated {escape(report.date_text())} by ftcost {escape(__version__)} · "
+        f"{n} scenario{'s' if n != 1 else ''}</p>",
+    ]
+    if report.several:
+        parts.append(comparison_html(report, target))
+    else:
+        parts.append(
+            "<h2>Summary</h2>"
+            + headline_html(report, target, 0).replace("<h3>Headline results</h3>", "")
+        )
+    parts.append(charts_html(report, target, images))
+    parts.append(inputs_html(report, target))
+    for i, s in enumerate(report.document.scenarios):
+        method = METHOD_LABELS[s.inputs.training.method]
+        title = f"Scenario {i + 1}: {s.name}" if report.several else f"Scenario: {s.name}"
+        brk = ' style="page-break-before: always;"'
+        parts.append(f"<h2{brk}>{escape(title)}</h2>")
+        parts.append(
+            f"<p class='meta'>{escape(s.inputs.model.name)} · {escape(method)} · "
+            f"{report.results[i].time.num_gpus} × {escape(s.inputs.hardware.gpu.name)}</p>"
+        )
+        if report.several:
+            parts.append(headline_html(report, target, i))
+        parts.append(breakdown_html(report, target, i))
+        parts.append("<h3>How this is computed</h3>")
+        parts.append(explain_body(report, i))
+    parts.append(assumptions_html(target, page_break=True))
+    parts.append(prices_html(report, target))
+    body = "".join(parts)
+    title = escape(f"ftcost report: {report.title}")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"/>'
+        f"<title>{title}</title><style>{css}</style></head><body>{body}</body></html>\n"
+    )
+
+
+def write_html(path: str | os.PathLike[str], report: Report, images: Mapping[str, bytes]) -> None:
+    atomic_write_text(path, report_html(report, images, "html"))
+
+
+# --- Markdown -------------------------------------------------------------------------------------
+def _md_cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> str:
+    align = align or "l" * len(header)
+    seps = ["---:" if a == "r" else "---" for a in align]
+    lines = [
+        "| " + " | ".join(_md_cell(h) for h in header) + " |",
+        "| " + " | ".join(seps) + " |",
+    ]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+class _HtmlToMarkdown(HTMLParser):
+    """The small HTML of explain_html (headings, paragraphs, bold, tables, lists) as Markdown."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.buf: list[str] = []
+        self.row: list[str] | None = None
+        self.rows: list[list[str]] = []
+        self.cell: list[str] | None = None
+        self.heading = ""
+        self.skip = False
+
+    def _text(self) -> list[str]:
+        return self.cell if self.cell is not None else self.buf
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "style":
+            self.skip = True
+        elif tag in ("h1", "h2", "h3", "h4"):
+            self._flush()
+            self.heading = "#" * int(tag[1]) + " "
+        elif tag == "b":
+            self._text().append("**")
+        elif tag == "table":
+            self._flush()
+            self.rows = []
+        elif tag == "tr":
+            self.row = []
+        elif tag in ("td", "th"):
+            self.cell = []
+        elif tag == "li":
+            self._flush()
+            self.buf.append("- ")
+        elif tag == "br":
+            self._text().append(" ")
+
+    def handle_endtag(self, tag):
+        if tag == "style":
+            self.skip = False
+        elif tag in ("h1", "h2", "h3", "h4", "p", "li", "ul"):
+            self._flush()
+        elif tag == "b":
+            self._text().append("**")
+        elif tag in ("td", "th") and self.cell is not None and self.row is not None:
+            self.row.append("".join(self.cell).strip())
+            self.cell = None
+        elif tag == "tr" and self.row is not None:
+            self.rows.append(self.row)
+            self.row = None
+        elif tag == "table":
+            if self.rows:
+                width = max(len(r) for r in self.rows)
+                rows = [r + [""] * (width - len(r)) for r in self.rows]
+                self.out.append(_md_table(rows[0], rows[1:]))
+            self.rows = []
+
+    def handle_data(self, data):
+        if not self.skip:
+            self._text().append(data)
+
+    def _flush(self):
+        text = " ".join("".join(self.buf).split())
+        text = text.replace("** ", "** ").replace("****", "")
+        if text:
+            self.out.append(self.heading + text + "\n")
+        self.buf = []
+        self.heading = ""
+
+    def markdown(self) -> str:
+        self._flush()
+        return "\n".join(self.out)
+
+
+def html_to_markdown(html: str) -> str:
+    parser = _HtmlToMarkdown()
+    parser.feed(html)
+    parser.close()
+    return unescape(parser.markdown())
+
+
+def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
+    """The report as Markdown; ``image_files`` maps an image name to its relative path."""
+    out = [
+        f"# ftcost report: {report.title}\n",
+        f"Generated {report.date_text()} by ftcost {__version__} · "
+        f"{len(report.document.scenarios)} scenario(s)\n",
+    ]
+    if report.several:
+        t = report.comparison()
+        header = [
+            "Metric",
+            *(n + (" (baseline)" if i == t.baseline else "") for i, n in enumerate(t.names)),
+        ]
+        rows = [["Fits in memory", *("yes" if ok else "✗ does not fit" for ok in t.fits)]]
+        for label, line in zip(t.labels, t.cells, strict=True):
+            cells = []
+            for c in line:
+                text = f"**{BEST_MARK} {c.text}**" if c.best else c.text
+                cells.append(f"{text} ({c.delta})" if c.delta else text)
+            rows.append([label, *cells])
+        out.append("## Scenarios compared\n")
+        out.append(_md_table(header, rows, "l" + "r" * len(t.names)))
+        out.append(
+            f"{BEST_MARK} and bold: the best value among the scenarios that fit in memory; in "
+            f"brackets, the difference to the baseline ({t.names[t.baseline]}): percent / amount.\n"
+        )
+    else:
+        s, r = report.document.scenarios[0], report.results[0]
+        texts = headline_texts(s.inputs, r)
+        out.append("## Summary\n")
+        out.append(
+            _md_table(
+                ["Figure", "Value", "Detail"],
+                [[cap, texts[k][0], texts[k][1]] for k, cap in HEADLINES],
+                "lrl",
+            )
+        )
+    captions = image_captions(report)
+    out.append("## Charts\n")
+    for name in IMAGE_NAMES:
+        if name in image_files:
+            alt = image_titles(report)[name]
+            out.append(f"![{alt}]({image_files[name]})\n\n*{captions[name]}*\n")
+    out.append("## Inputs\n")
+    irows = input_rows(report.document, list(report.results))
+    out.append(
+        _md_table(
+            ["Field", *report.names],
+            [
+                [f"**{r.label}** ≠" if report.several and r.differs else r.label, *r.values]
+                for r in irows
+            ],
+        )
+    )
+    for i, s in enumerate(report.document.scenarios):
+        r = report.results[i]
+        method = METHOD_LABELS[s.inputs.training.method]
+        out.append(f"## Scenario {i + 1}: {s.name}\n")
+        out.append(
+            f"{s.inputs.model.name} · {method} · {r.time.num_gpus} × {s.inputs.hardware.gpu.name}\n"
+        )
+        if report.several:
+            texts = headline_texts(s.inputs, r)
+            out.append("### Headline results\n")
+            out.append(
+                _md_table(
+                    ["Figure", "Value", "Detail"],
+                    [[cap, texts[k][0], texts[k][1]] for k, cap in HEADLINES],
+                    "lrl",
+                )
+            )
+        for w in r.warnings:
+            out.append(f"> ⚠ {w}\n")
+        out.append("### Breakdown\n")
+        out.append(_md_table(["Group", "Part", "Value"], breakdown_rows(s.inputs, r), "llr"))
+        out.append("### How this is computed\n")
+        out.append(html_to_markdown(explain_body(report, i)))
+    out.append("## Assumptions and sources\n")
+    out.append(_md_table(["Topic", "Assumption", "Source"], [list(a) for a in ASSUMPTIONS], "lll"))
+    out.append("Articles: " + "; ".join(f"{num} *{name}*" for num, name in ARTICLES) + ".\n")
+    out.append("## GPU prices used\n")
+    out.append(
+        _md_table(
+            ["GPU", "On-demand $/GPU-h", "Spot $/GPU-h", "As of", "Scenarios", "Source"],
+            [
+                [p.gpu, p.on_demand, p.spot, p.as_of, p.scenarios, p.source]
+                for p in price_rows(report.document)
+            ],
+            "lrrlll",
+        )
+    )
+    out.append(
+        "Prices change weekly; check them with your provider. The estimate is a plan, not a "
+        "quote.\n"
+    )
+    return "\n".join(out)
+
+
+def markdown_image_names(path: str | os.PathLike[str]) -> dict[str, str]:
+    """Image name → file name next to the Markdown file (``plan.md`` → ``plan-memory.png``)."""
+    stem = Path(path).stem
+    return {name: f"{stem}-{name}.png" for name in IMAGE_NAMES}
+
+
+def write_markdown(
+    path: str | os.PathLike[str], report: Report, images: Mapping[str, bytes]
+) -> list[Path]:
+    """Write the .md and its PNG files next to it; the paths written."""
+    p = Path(path)
+    names = {k: v for k, v in markdown_image_names(p).items() if k in images}
+    written = []
+    for name, file_name in names.items():
+        target = p.with_name(file_name)
+        target.write_bytes(images[name])
+        written.append(target)
+    atomic_write_text(p, report_markdown(report, names))
+    written.append(p)
+    return written

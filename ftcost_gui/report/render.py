@@ -1,0 +1,140 @@
+"""The report's Qt side: plot images rendered offscreen from the real plot classes, and the PDF.
+
+PDF: ``QPdfWriter`` + ``QTextDocument`` at 96 dpi (ecosystem-notes §5.2: a higher resolution alone
+makes text and images tiny), A4 with 15 mm margins; images are registered as resources.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from .. import __version__
+from .content import Report, report_html, write_html, write_markdown
+
+PDF_DPI = 96
+MARGIN_MM = 15.0
+PLOT_SIZE = (680, 390)  # logical px; drawn at 2× for print
+
+
+def ensure_qapp():
+    """The running QApplication, or a new one (offscreen when there is no display)."""
+    if (
+        "QT_QPA_PLATFORM" not in os.environ
+        and sys.platform.startswith("linux")
+        and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    ):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication([sys.argv[0] if sys.argv else "ftcost"])
+    return app
+
+
+def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float = 2.0):
+    """{'memory': png, 'cost': png}: by scenario when there are several, else by method."""
+    ensure_qapp()
+    import pyqtgraph as pg
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    pg.setConfigOptions(background="w", foreground="k", antialias=True)
+    from ..gui.plots import CostPlot, MemoryPlot, ScenarioCostPlot, ScenarioMemoryPlot, render_png
+
+    doc, results = report.document, list(report.results)
+    if report.several:
+        views = {"memory": ScenarioMemoryPlot(), "cost": ScenarioCostPlot()}
+    else:
+        views = {"memory": MemoryPlot(), "cost": CostPlot()}
+    images: dict[str, bytes] = {}
+    try:
+        for view in views.values():
+            view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+            view.resize(*size)
+            view.show()
+        QApplication.processEvents()
+        for view in views.values():
+            if report.several:
+                names = [s.name for s in doc.scenarios]
+                inputs = [s.inputs for s in doc.scenarios]
+                view.set_scenarios(names, inputs, results, doc.active)
+            else:
+                view.set_result(doc.current.inputs, results[doc.active])
+        QApplication.processEvents()
+        for name, view in views.items():
+            images[name] = render_png(view.plot_widget, view.export_item, scale)
+    finally:
+        for view in views.values():
+            view.close()
+            view.deleteLater()
+    return images
+
+
+def write_pdf(path: str | os.PathLike[str], report: Report, images: dict[str, bytes]) -> int:
+    """Write the PDF; the number of pages."""
+    ensure_qapp()
+    from PySide6.QtCore import QMarginsF, QSizeF, QUrl
+    from PySide6.QtGui import (
+        QFont,
+        QImage,
+        QPageLayout,
+        QPageSize,
+        QPdfWriter,
+        QTextDocument,
+    )
+
+    html = report_html(report, images, "pdf")
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp")
+    writer = QPdfWriter(str(tmp))
+    writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
+    writer.setPageMargins(
+        QMarginsF(MARGIN_MM, MARGIN_MM, MARGIN_MM, MARGIN_MM), QPageLayout.Unit.Millimeter
+    )
+    writer.setResolution(PDF_DPI)
+    writer.setTitle(f"ftcost report: {report.title}")
+    writer.setCreator(f"ftcost {__version__}")
+    doc = QTextDocument()
+    font = QFont()
+    font.setPointSizeF(9.0)
+    doc.setDefaultFont(font)
+    for name, png in images.items():
+        image = QImage.fromData(png, "PNG")
+        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"{name}.png"), image)
+    doc.setHtml(html)
+    doc.setPageSize(QSizeF(writer.width(), writer.height()))
+    pages = doc.pageCount()
+    try:
+        doc.print_(writer)
+        del writer  # flushes and closes the file
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    if not target.exists() or target.stat().st_size == 0:
+        raise OSError(f"could not write {target}")
+    return pages
+
+
+def export_report(
+    report: Report,
+    *,
+    pdf: str | os.PathLike[str] | None = None,
+    html: str | os.PathLike[str] | None = None,
+    md: str | os.PathLike[str] | None = None,
+) -> list[Path]:
+    """Render the plots once and write every format asked for; the files written."""
+    images = plot_images(report)
+    written: list[Path] = []
+    if pdf is not None:
+        write_pdf(pdf, report, images)
+        written.append(Path(pdf))
+    if html is not None:
+        write_html(html, report, images)
+        written.append(Path(html))
+    if md is not None:
+        written.extend(write_markdown(md, report, images))
+    return written
