@@ -20,6 +20,7 @@ def fld(
     step: float | None = None,
     decimals: int | None = None,
     advanced: bool = False,
+    zero_text: str | None = None,
 ) -> Any:
     """A pydantic Field carrying title, unit, bounds, default and help text.
 
@@ -33,6 +34,8 @@ def fld(
         extra["decimals"] = decimals
     if advanced:
         extra["advanced"] = True
+    if zero_text is not None:
+        extra["zero_text"] = zero_text  # what 0 means, e.g. "auto" (derived from other fields)
     return Field(
         default,
         title=title,

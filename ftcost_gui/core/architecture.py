@@ -66,6 +66,7 @@ class ModelSpec(BaseModel):
         "",
         ge=0,
         le=4096,
+        zero_text="auto (hidden ÷ heads)",
     )
     intermediate_size: int = fld(
         11008, "MLP intermediate size", "Width of the MLP's hidden layer.", "", ge=1, le=10**6
@@ -131,6 +132,7 @@ class ModelSpec(BaseModel):
         "",
         ge=0,
         le=10**6,
+        zero_text="same as routed",
     )
     shared_expert_gate: bool = fld(
         False, "Shared expert gate", "A sigmoid gate on the shared expert (Qwen2-MoE)."

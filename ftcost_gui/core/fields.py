@@ -30,6 +30,7 @@ class FieldSpec:
     decimals: int | None
     choices: tuple[str, ...]
     advanced: bool
+    zero_text: str | None = None  # how the form shows 0 when 0 means "derived"
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
@@ -87,6 +88,7 @@ def field_spec(model: type[BaseModel], name: str) -> FieldSpec:
         decimals=int(decimals) if decimals is not None else None,
         choices=choices,
         advanced=bool(extra.get("advanced", False)),
+        zero_text=str(extra["zero_text"]) if "zero_text" in extra else None,
     )
 
 

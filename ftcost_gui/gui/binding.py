@@ -93,6 +93,8 @@ class IntEditor(_NoWheelMixin, QSpinBox):
         self.setRange(int(lo), int(min(hi, INT32_MAX)))
         self.setSingleStep(int(spec.step or 1))
         self.setGroupSeparatorShown(True)
+        if spec.zero_text and lo == 0:
+            self.setSpecialValueText(spec.zero_text)  # 0 means "derived", say so
         if spec.unit:
             self.setSuffix(f" {spec.unit}")
         self.valueChanged.connect(lambda v: self.committed.emit(int(v)))

@@ -34,3 +34,10 @@ def test_field_spec_reads_units_steps_and_choices():
     assert method.kind == "choice" and "qlora" in method.choices
     comm = field_spec(EfficiencySpec, "comm_overhead")
     assert comm.optional and comm.default is None
+
+
+def test_zero_meaning_derived_is_named():
+    from ftcost_gui.core import ModelSpec
+
+    assert field_spec(ModelSpec, "head_dim").zero_text == "auto (hidden ÷ heads)"
+    assert field_spec(ModelSpec, "num_layers").zero_text is None

@@ -127,3 +127,15 @@ def test_set_inputs_emits_once_and_records(qtbot):
     assert seen == [new] and len(edits) == 1
     store.set_inputs(EstimateInputs(), record=False)
     assert len(edits) == 1
+
+
+def test_zero_that_means_auto_is_shown_as_text(qtbot):
+    from ftcost_gui.core import ModelSpec, field_spec
+    from ftcost_gui.gui.binding import IntEditor
+
+    editor = IntEditor(field_spec(ModelSpec, "head_dim"))
+    qtbot.addWidget(editor)
+    editor.setValue(0)
+    assert editor.text() == "auto (hidden ÷ heads)"
+    editor.setValue(128)
+    assert editor.text() == "128"

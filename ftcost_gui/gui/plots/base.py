@@ -24,8 +24,10 @@ class PlotView(QWidget):
         self.plot_item: pg.PlotItem = self.plot_widget.addPlot(row=0, col=0, title=title)
         self.plot_item.showGrid(y=True, alpha=0.25)
         if legend_column:
-            self.legend = pg.LegendItem(labelTextSize="8pt", verSpacing=-4)
-            self.plot_widget.addItem(self.legend, row=0, col=1)
+            # Below the plot in three columns: never covers data and never clipped, even when
+            # the plot is only ~300 px wide (1024-px windows).
+            self.legend = pg.LegendItem(labelTextSize="8pt", verSpacing=-6, colCount=3)
+            self.plot_widget.addItem(self.legend, row=1, col=0)
         else:
             self.legend = self.plot_item.addLegend(
                 offset=(-6, 6),

@@ -53,7 +53,8 @@ class MemoryPlot(PlotView):
     """Stacked bars of ``MemoryBreakdown.parts()`` for full / 8-bit / LoRA / QLoRA (+ current)."""
 
     def __init__(self, parent: QWidget | None = None):
-        super().__init__("Memory per GPU by method", parent)
+        # The legend sits below the plot so it never covers a bar, at any window width.
+        super().__init__("Memory per GPU by method", parent, legend_column=True)
         pi = self.plot_item
         pi.setLabel("left", "Memory per GPU (GiB)")
         pi.setLabel("bottom", "Method (* = current; same GPU count)")
@@ -75,12 +76,12 @@ class MemoryPlot(PlotView):
         self.usable_line = pg.InfiniteLine(
             angle=0, movable=False, pen=pg.mkPen("#b71c1c", width=2),
             label="usable {value:.1f} GiB",
-            labelOpts={"position": 0.03, "color": "#b71c1c", "anchors": [(0, 1), (0, 1)]},
+            labelOpts={"position": 0.97, "color": "#b71c1c", "anchors": [(1, 0), (1, 0)]},
         )  # fmt: skip
         self.total_line = pg.InfiniteLine(
             angle=0, movable=False, pen=pg.mkPen("#424242", width=1.5, style=Qt.PenStyle.DashLine),
             label="total {value:.1f} GiB",
-            labelOpts={"position": 0.03, "color": "#424242", "anchors": [(0, 0), (0, 0)]},
+            labelOpts={"position": 0.97, "color": "#424242", "anchors": [(1, 1), (1, 1)]},
         )  # fmt: skip
         pi.addItem(self.usable_line)
         pi.addItem(self.total_line)
@@ -142,9 +143,9 @@ class MemoryPlot(PlotView):
                 label.setVisible(False)
         ticks = [(float(i), SHORT[m] + ("*" if m == method else "")) for i, m in enumerate(methods)]
         self.plot_item.getAxis("bottom").setTicks([ticks])
-        top = max(float(totals.max()), total) * 1.15
-        # Room on the right for the legend, so it never covers a bar.
-        self.plot_item.setXRange(-0.6, len(methods) + 0.9, padding=0)
+        # Headroom above the total line for its label (it sits above the line, usable below).
+        top = max(float(totals.max()), total) * 1.2
+        self.plot_item.setXRange(-0.6, len(methods) - 0.4, padding=0)
         self.plot_item.setYRange(0, top, padding=0)
 
     def totals_gib(self) -> list[float]:
