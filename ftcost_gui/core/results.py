@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-_FROZEN = ConfigDict(frozen=True)
+_FROZEN = ConfigDict(frozen=True, defer_build=True)  # built on first validation, not at import
 
 
 class ParamSummary(BaseModel):

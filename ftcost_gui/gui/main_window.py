@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QPoint, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QPoint, Qt, QTimer
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         self.memory_plot = None
         self.cost_plot = None
         self._explain_stale = True
+        self._plots_due = False
         self.setAcceptDrops(True)
         self.setObjectName("MainWindow")
         self._build_ui()
@@ -419,10 +420,13 @@ class MainWindow(QMainWindow):
         self._refresh_explain()
 
     # --- plots (built after the first paint) -------------------------------------------------
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        if self.memory_plot is None:
+    def event(self, event) -> bool:
+        # Build the plots (and import pyqtgraph, ~0.3 s) only after the forms are on screen:
+        # the first paint is followed by a zero timer, so the window is visible first.
+        if event.type() == QEvent.Type.Paint and self.memory_plot is None and not self._plots_due:
+            self._plots_due = True
             QTimer.singleShot(0, self.ensure_plots)
+        return super().event(event)
 
     def ensure_plots(self) -> None:
         """Import pyqtgraph and build both plots (once)."""

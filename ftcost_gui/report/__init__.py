@@ -4,6 +4,17 @@
 the window's plot classes and writes the PDF (imports Qt when called).
 """
 
-from .content import Report, report_html, report_markdown, write_html, write_markdown
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["Report", "report_html", "report_markdown", "write_html", "write_markdown"]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy: the window imports report.tables at start-up; the builders load on first export.
+    if name in __all__:
+        from . import content
+
+        return getattr(content, name)
+    raise AttributeError(name)

@@ -23,6 +23,10 @@ class PlotView(QWidget):
         self.plot_widget.setMinimumSize(260, 200)
         self.plot_item: pg.PlotItem = self.plot_widget.addPlot(row=0, col=0, title=title)
         self.plot_item.showGrid(y=True, alpha=0.25)
+        # Major and minor ticks only: the third tick level's faint grid lines cost ~8 ms of axis
+        # painting per redraw (benchmarks/bench_gui.py) and add nothing readable.
+        for side in ("left", "bottom"):
+            self.plot_item.getAxis(side).setStyle(maxTickLevel=1)
         if legend_column:
             # Below the plot in three columns: never covers data and never clipped, even when
             # the plot is only ~300 px wide (1024-px windows).

@@ -100,8 +100,18 @@ class MemoryPlot(PlotView):
         self._key: object = None
 
     def set_result(self, inputs: EstimateInputs, result: EstimateResult) -> None:
-        # Only the model, data, method and hardware move these bars: skip MFU/price/project edits.
-        key = (inputs.model, inputs.data, inputs.training, inputs.hardware, result.time.num_gpus)
+        # Memory depends on the model, the method and layout, the sequence length and the GPU's
+        # memory only (core/memory.py): token counts, MFU, prices and project edits skip the redraw.
+        hw = inputs.hardware
+        key = (
+            inputs.model,
+            inputs.training,
+            inputs.data.max_seq_len,
+            hw.gpu.memory_gib,
+            hw.usable_memory_fraction,
+            hw.framework_overhead_gib,
+            result.time.num_gpus,
+        )
         if key == self._key:
             return
         self._key = key
