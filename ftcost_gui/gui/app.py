@@ -28,6 +28,23 @@ def _exit_after_first_paint(app, window, started: float) -> None:
     window.installEventFilter(window._smoke_filter)
 
 
+def open_files_from_the_desktop(app, window):
+    """macOS sends a double-clicked or dropped-on-Dock ``.ftcost`` as a QFileOpenEvent to the
+    application (Info.plist declares the document type); open it like a dropped file."""
+    from PySide6.QtCore import QEvent, QObject
+
+    class _FileOpen(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.FileOpen and event.file():
+                window.open_file(event.file())
+                return True
+            return False
+
+    handler = _FileOpen(app)
+    app.installEventFilter(handler)
+    return handler
+
+
 def main(argv: Sequence[str] | None = None, started: float | None = None) -> int:
     """Start the window; ``argv[1]`` (if given) is an estimate file to open."""
     started = time.perf_counter() if started is None else started
@@ -47,6 +64,7 @@ def main(argv: Sequence[str] | None = None, started: float | None = None) -> int
 
     app.setWindowIcon(app_icon())
     window = MainWindow()
+    open_files_from_the_desktop(app, window)
     files = [a for a in argv[1:] if not a.startswith("-")]
     if files:
         window.load_path(files[0])

@@ -237,3 +237,22 @@ def test_app_main_opens_file_argument(tmp_path, monkeypatch, qapp):
     monkeypatch.setattr(qapp, "exec", fake_exec)
     assert app_mod.main(["ftcost-gui", str(path)]) == 0
     assert any(w.store.inputs == article_001() for w in seen["windows"])
+
+
+def test_macos_file_open_event_opens_the_file(window, qapp, tmp_path):
+    """A .ftcost double-clicked in Finder arrives as a QFileOpenEvent to the application."""
+    from PySide6.QtGui import QFileOpenEvent
+
+    from ftcost_gui.core import EstimateInputs
+    from ftcost_gui.gui.app import open_files_from_the_desktop
+
+    doc = window.store.inputs.model_dump()
+    doc["efficiency"]["mfu"] = 0.27
+    path = _write(tmp_path, "finder.ftcost", EstimateInputs.model_validate(doc))
+    handler = open_files_from_the_desktop(qapp, window)
+    try:
+        qapp.sendEvent(qapp, QFileOpenEvent(str(path)))
+        assert window.store.inputs.efficiency.mfu == 0.27
+        assert window.store.result == estimate(window.store.inputs)
+    finally:
+        qapp.removeEventFilter(handler)
