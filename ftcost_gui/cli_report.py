@@ -35,6 +35,11 @@ def add_report_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="the scenario differences are shown to: its name or number (default: the first)",
     )
     p.add_argument("--title", help="the report title (default: the file name)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="with --md: replace existing PATH-stem-memory.png / -cost.png next to the file",
+    )
     return p
 
 
@@ -96,6 +101,15 @@ def _run(args: argparse.Namespace) -> int:
         raise ReportError("report: give at least one of --pdf PATH, --html PATH, --md PATH")
     for fmt, path in targets.items():
         _check_target(path, f"--{fmt}")
+    if "md" in targets and not getattr(args, "force", False):
+        from .report.content import existing_markdown_images
+
+        clashes = existing_markdown_images(targets["md"])
+        if clashes:
+            raise ReportError(
+                f"--md: {', '.join(c.name for c in clashes)} already exist next to "
+                f"{Path(targets['md']).name}; pass --force to replace them"
+            )
     try:
         document = load_document(args.file)
     except EstimateFileError as exc:
@@ -120,7 +134,7 @@ def _run(args: argparse.Namespace) -> int:
     previous = qInstallMessageHandler(None)
     qInstallMessageHandler(_quiet_handler(previous))
     try:
-        written = export_report(report, **targets)
+        written = export_report(report, **targets, replace_images=getattr(args, "force", False))
     except OSError as exc:
         raise ReportError(f"cannot write the report: {exc.strerror or exc}") from None
     finally:

@@ -8,11 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .inputs import EstimateInputs
 
+MAX_NAME = 200
+
 
 class Scenario(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field("Scenario 1", min_length=1, max_length=200, title="Scenario name")
+    name: str = Field("Scenario 1", min_length=1, max_length=MAX_NAME, title="Scenario name")
     inputs: EstimateInputs = Field(default_factory=EstimateInputs)
 
 
@@ -42,11 +44,15 @@ class EstimateDocument(BaseModel):
         return cls(scenarios=(Scenario(name=name, inputs=inputs),), active=0)
 
     def unique_name(self, base: str) -> str:
-        """base, or 'base (2)', 'base (3)', … whichever is free."""
+        """base, or 'base (2)', 'base (3)', … whichever is free; never longer than MAX_NAME."""
         names = {s.name for s in self.scenarios}
+        base = base.strip()[:MAX_NAME].rstrip() or "Scenario"
         if base not in names:
             return base
         i = 2
-        while f"{base} ({i})" in names:
+        while True:
+            suffix = f" ({i})"
+            candidate = base[: MAX_NAME - len(suffix)].rstrip() + suffix
+            if candidate not in names:
+                return candidate
             i += 1
-        return f"{base} ({i})"

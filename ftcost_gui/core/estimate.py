@@ -297,12 +297,14 @@ def estimate(inputs: EstimateInputs) -> EstimateResult:
         lam, ov.checkpoint_interval_min / 60.0, sp.restart_overhead_min / 60.0
     )
     spot_price = gpu.spot_usd_per_hour
-    if spot_price is not None and od > 0:
-        ratio: float | None = spot_price / od * f_spot
-        spot_usd: float | None = rt.held_gpu_hours * f_spot * spot_price
-        take_spot: bool | None = ratio < 1.0
-    else:
-        ratio = spot_usd = take_spot = None
+    ratio: float | None = None
+    spot_usd: float | None = None
+    take_spot: bool | None = None
+    if spot_price is not None:
+        spot_usd = rt.held_gpu_hours * f_spot * spot_price
+        if od > 0:  # the ratio needs an on-demand price to compare with
+            ratio = spot_price / od * f_spot
+            take_spot = ratio < 1.0
     per_gpu_s_usd = n * od / SECONDS_PER_HOUR
     hi = min(eff.mfu * (1 + eff.mfu_band), 1.0)
     lo = eff.mfu * (1 - eff.mfu_band)

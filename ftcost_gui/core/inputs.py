@@ -191,7 +191,7 @@ class GpuSpec(BaseModel):
         "Dense BF16",
         "Dense (not 2:4 sparse) BF16 tensor throughput; FP16 for GPUs without BF16.",
         "TFLOPS",
-        gt=0,
+        ge=0.01,
         le=100_000,
         decimals=1,
     )
@@ -266,7 +266,7 @@ class EfficiencySpec(BaseModel):
         "Model FLOPs utilisation: achieved model FLOP/s ÷ dense peak. Well-tuned training 35–55%; "
         "small batches, short sequences and LoRA kernels 15–30% (article 000).",
         "",
-        gt=0,
+        ge=0.001,
         le=1,
         step=0.01,
         decimals=3,
@@ -412,7 +412,7 @@ class OverheadSpec(BaseModel):
         "Generation MFU",
         "Decoding is memory-bound: single-digit MFU (article 000).",
         "",
-        gt=0,
+        ge=0.0001,
         le=1,
         step=0.01,
         decimals=3,

@@ -33,6 +33,10 @@ class ResultRow(NamedTuple):
 
 
 def unit_of(key: str) -> str:
+    if key == "per_token":
+        return "FLOPs/token"
+    if "gpu_hours" in key:  # gpu_hours, compute_gpu_hours, gpu_hours_with_attention
+        return "GPU-h"
     for suffix, unit in _SUFFIX_UNITS:
         if key.endswith(suffix) or key == suffix:
             return unit

@@ -230,6 +230,7 @@ class CatalogUi(QObject):
         self.compare_view: Any = None
         self._compare_stale = True
         self._bar_gpu: str | None = None
+        self._kept: set[tuple[str, float, float | None]] = set()  # prices the user chose to keep
         self._build_menu()
         self._build_price_bar()
         self._build_compare_tab()
@@ -237,6 +238,8 @@ class CatalogUi(QObject):
         store = window.store
         store.resultChanged.connect(self._on_result)
         store.inputsChanged.connect(self._on_inputs)
+        # Each scenario keeps its own GPU prices: check them when another one is selected.
+        store.activeScenarioChanged.connect(lambda _i: self.check_prices())
         self.service.changed.connect(self._on_catalog_changed)
         self.service.problemsFound.connect(self._schedule_tell)
         self._schedule_tell()
@@ -307,6 +310,7 @@ class CatalogUi(QObject):
         def load_path(path, *args, **kwargs):
             ok = original(path, *args, **kwargs)
             if ok:
+                self._kept.clear()  # a new file: ask again
                 self.check_prices()
             return ok
 
@@ -318,7 +322,7 @@ class CatalogUi(QObject):
         spec = self.window.store.inputs.hardware.gpu
         update = price_differences(spec, self.service.rows)
         row = self.service.row_for(spec.id)
-        if update is None or row is None:
+        if update is None or row is None or self._price_key(spec) in self._kept:
             self._hide_bar()
             return False
         self._bar_gpu = id_key(spec.id)
@@ -345,7 +349,13 @@ class CatalogUi(QObject):
         )
 
     def keep_prices(self) -> None:
+        # 'Keep' holds for these prices while this file is open, in every scenario.
+        self._kept.add(self._price_key(self.window.store.inputs.hardware.gpu))
         self._hide_bar()
+
+    @staticmethod
+    def _price_key(spec: GpuSpec) -> tuple[str, float, float | None]:
+        return (id_key(spec.id), spec.on_demand_usd_per_hour, spec.spot_usd_per_hour)
 
     def _apply_gpu(self, spec: GpuSpec, description: str) -> bool:
         store = self.window.store

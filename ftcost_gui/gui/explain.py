@@ -63,13 +63,15 @@ def tokens_html(inputs: EstimateInputs, r: EstimateResult) -> str:
         )
     else:
         first = f"useful tokens (all epochs, as given) = {sci(t.useful_tokens)}"
-    frac = (
-        "packing: no padding"
-        if d.packing and d.useful_fraction_override is None
-        else "as given"
-        if d.useful_fraction_override is not None
-        else "padding to the max length: mean ÷ max"
-    )
+    # Mirrors core/estimate.py: a token total is taken as useful tokens (fraction 1 unless given).
+    if d.useful_fraction_override is not None:
+        frac = "as given"
+    elif d.mode == "tokens":
+        frac = "a token total counts as useful tokens"
+    elif d.packing:
+        frac = "packing: no padding"
+    else:
+        frac = "padding to the max length: mean ÷ max"
     return _section(
         "Tokens processed (D)",
         _f(first),
@@ -328,11 +330,15 @@ def checks_html(inputs: EstimateInputs, r: EstimateResult) -> str:
     out = []
     sc = r.step_check
     if sc is not None:
+        # A token total already covers every epoch: the estimate counts it as one pass.
+        by_examples = inputs.data.mode == "examples"
+        passes = inputs.data.epochs if by_examples else 1
+        per = "sequences/epoch" if by_examples else "sequences (all epochs)"
         out.append(
             _f(
-                f"steps = ceil(sequences/epoch ÷ (micro-batch × accumulation × GPUs)) × epochs = "
+                f"steps = ceil({per} ÷ (micro-batch × accumulation × GPUs)) × passes = "
                 f"ceil({r.tokens.sequences_per_epoch:,.0f} ÷ {sc.effective_batch}) × "
-                f"{inputs.data.epochs:g} = {sc.total_steps:,}; wall = {sc.total_steps:,} × "
+                f"{passes:g} = {sc.total_steps:,}; wall = {sc.total_steps:,} × "
                 f"{sc.step_time_s:g} s = {fmt_hours(sc.wall_s / 3600)}; GPU-hours "
                 f"{sc.gpu_hours:,.2f}; implied MFU {fmt_pct(sc.implied_mfu)}"
                 + _ref("article 004 §Calculate GPU time")

@@ -757,9 +757,22 @@ class MainWindow(QMainWindow):
             title=self.store.path.stem if self.store.path else "Untitled estimate",
             baseline=self.compare.baseline,
         )
+        replace = False
+        if fmt == "md":
+            from ..report.content import existing_markdown_images
+
+            clashes = existing_markdown_images(path)
+            if clashes:
+                names = ", ".join(c.name for c in clashes)
+                answer = QMessageBox.question(
+                    self, APP_TITLE, f"Replace {names} next to {Path(path).name}?"
+                )
+                if answer != QMessageBox.StandardButton.Yes:
+                    return False
+                replace = True
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            export_report(report, **{fmt: path})
+            export_report(report, **{fmt: path}, replace_images=replace)
         except OSError as exc:
             QMessageBox.critical(self, APP_TITLE, f"Could not export the report.\n\n{exc}")
             return False

@@ -62,6 +62,7 @@ class EstimateStore(QObject):
     fieldOk = Signal(str, str)  # section, name
     editCommitted = Signal(object, object, str)  # old inputs, new inputs, description
     dirtyChanged = Signal(bool)
+    activeScenarioChanged = Signal(int)  # the forms now edit another scenario
     pathChanged = Signal(object)  # Path | None
 
     def __init__(
@@ -191,6 +192,7 @@ class EstimateStore(QObject):
             return
         doc = EstimateDocument(scenarios=self._doc.scenarios, active=index)
         self.set_document(doc, record=False)
+        self.activeScenarioChanged.emit(index)
 
     def add_scenario(self, inputs: EstimateInputs, name: str = "Scenario") -> int:
         """Append a scenario (a free name derived from ``name``) and select it; its index."""

@@ -10,7 +10,8 @@ from pathlib import Path
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write data to path so that readers see the old file or the new one, never a mix."""
-    target = Path(path)
+    # Write through a symbolic link to the file it points at, never replacing the link itself.
+    target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = target.stat().st_mode & 0o777

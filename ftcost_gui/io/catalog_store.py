@@ -56,6 +56,10 @@ class CatalogError(Exception):
     """A catalog operation that cannot be done; the message says why, in one line."""
 
 
+class CatalogTooNewError(CatalogError):
+    """A catalog written by a newer ftcost: skipped, never moved aside."""
+
+
 @dataclass(frozen=True, slots=True)
 class CatalogProblem:
     """A catalog file that was set aside (``moved_to``) or could not be used; told once."""
@@ -121,7 +125,7 @@ def loads_catalog(text: str | bytes, source: str = "the file") -> GpuCatalog:
     """Parse and validate a catalog document; CatalogError names what is wrong (one line)."""
     try:
         doc: Any = json.loads(text, parse_constant=_no_constant)
-    except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, huge ints, nesting
         raise CatalogError(f"{source} is not valid JSON (corrupt or truncated): {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise CatalogError(f"{source} is not an ftcost GPU catalog (no 'format': '{FORMAT}')")
@@ -129,7 +133,7 @@ def loads_catalog(text: str | bytes, source: str = "the file") -> GpuCatalog:
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise CatalogError(f"{source} has no valid format version")
     if version > VERSION:
-        raise CatalogError(
+        raise CatalogTooNewError(
             f"{source} was written by a newer ftcost (format version {version}; this one reads up "
             f"to {VERSION})"
         )
@@ -260,6 +264,10 @@ class CatalogStore:
                 continue
             try:
                 catalog = loads_catalog(data, source=f"catalog file {name}")
+            except CatalogTooNewError as exc:
+                # Not corrupt: a newer ftcost wrote it. Leave it in place for that version.
+                self._problem(path, None, f"{exc}: left as it is and not loaded")
+                continue
             except CatalogError as exc:
                 self._set_aside(path, str(exc))
                 continue
@@ -425,10 +433,17 @@ class CatalogStore:
             doc = json.loads(data)
             ok = isinstance(doc, dict) and doc.get("format") == ACTIVE_FORMAT
             version = doc.get("version") if ok else None
-            ok = ok and isinstance(version, int) and 1 <= version <= VERSION
+            ok = ok and isinstance(version, int) and not isinstance(version, bool)
+            if ok and version > VERSION:
+                self._problem(
+                    path, None, f"{ACTIVE_FILE} was written by a newer ftcost: left as it is; "
+                    "using the built-in catalog",
+                )  # fmt: skip
+                return None
+            ok = ok and 1 <= version
             active = doc.get("active") if ok else None
             ok = ok and (active is None or isinstance(active, str))
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # JSONDecodeError, bad UTF-8, huge ints, nesting
             ok, active = False, None
         if not ok:
             self._set_aside(

@@ -78,7 +78,7 @@ def loads_document(text: str | bytes, source: str = "the file") -> EstimateDocum
     """Parse, migrate and validate; EstimateFileError names what is wrong."""
     try:
         doc: Any = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, huge ints, nesting
         raise EstimateFileError(
             f"{source} is not valid JSON (corrupt or truncated): {exc}"
         ) from None

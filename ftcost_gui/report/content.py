@@ -29,7 +29,7 @@ from ..core.inputs import METHOD_LABELS
 from ..core.results import EstimateResult
 from ..gui.explain import explain_html
 from ..gui.figures import HEADLINES, breakdown_rows, headline_texts
-from ..io.atomic import atomic_write_text
+from ..io.atomic import atomic_write_bytes, atomic_write_text
 from .tables import (
     ARTICLES,
     ASSUMPTIONS,
@@ -600,16 +600,34 @@ def markdown_image_names(path: str | os.PathLike[str]) -> dict[str, str]:
     return {name: f"{stem}-{name}.png" for name in IMAGE_NAMES}
 
 
+def existing_markdown_images(path: str | os.PathLike[str]) -> list[Path]:
+    """The image files a Markdown export next to ``path`` would replace."""
+    p = Path(path)
+    return [p.with_name(n) for n in markdown_image_names(p).values() if p.with_name(n).exists()]
+
+
 def write_markdown(
-    path: str | os.PathLike[str], report: Report, images: Mapping[str, bytes]
+    path: str | os.PathLike[str],
+    report: Report,
+    images: Mapping[str, bytes],
+    *,
+    replace_images: bool = False,
 ) -> list[Path]:
-    """Write the .md and its PNG files next to it; the paths written."""
+    """Write the .md and its PNG files next to it; the paths written.
+
+    Existing PNGs of the same names are replaced only when ``replace_images`` is set (the caller
+    asked the user): FileExistsError otherwise, before anything is written.
+    """
     p = Path(path)
     names = {k: v for k, v in markdown_image_names(p).items() if k in images}
+    clashes = [p.with_name(n) for n in names.values() if p.with_name(n).exists()]
+    if clashes and not replace_images:
+        listed = ", ".join(c.name for c in clashes)
+        raise FileExistsError(f"would replace {listed} next to {p.name}")
     written = []
     for name, file_name in names.items():
         target = p.with_name(file_name)
-        target.write_bytes(images[name])
+        atomic_write_bytes(target, images[name])
         written.append(target)
     atomic_write_text(p, report_markdown(report, names))
     written.append(p)

@@ -125,6 +125,7 @@ def export_report(
     pdf: str | os.PathLike[str] | None = None,
     html: str | os.PathLike[str] | None = None,
     md: str | os.PathLike[str] | None = None,
+    replace_images: bool = False,
 ) -> list[Path]:
     """Render the plots once and write every format asked for; the files written."""
     images = plot_images(report)
@@ -136,5 +137,5 @@ def export_report(
         write_html(html, report, images)
         written.append(Path(html))
     if md is not None:
-        written.extend(write_markdown(md, report, images))
+        written.extend(write_markdown(md, report, images, replace_images=replace_images))
     return written

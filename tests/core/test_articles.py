@@ -326,3 +326,12 @@ def test_step_check_in_tokens_mode_counts_the_total_once():
 def test_impossible_step_time_warns():
     r = estimate(make(efficiency__step_time_s=1e-3))
     assert any("above the GPU's peak" in w for w in r.warnings)
+
+
+def test_spot_price_counts_even_when_on_demand_is_free():
+    spec = gpu(H100) | {"on_demand_usd_per_hour": 0.0, "spot_usd_per_hour": 1.0}
+    r = estimate(make(hardware__gpu=spec, project__billing="spot"))
+    assert r.cost.spot_usd == pytest.approx(r.time.held_gpu_hours * r.cost.spot_factor * 1.0)
+    assert r.cost.spot_price_ratio is None and r.cost.take_spot is None
+    assert r.project.run_usd == r.cost.spot_usd
+    assert not any("No spot price" in w for w in r.warnings)

@@ -27,7 +27,7 @@ def test_field_spec_reads_units_steps_and_choices():
     from ftcost_gui.core.inputs import EfficiencySpec, TrainingSpec
 
     mfu = field_spec(EfficiencySpec, "mfu")
-    assert (mfu.kind, mfu.minimum, mfu.maximum, mfu.exclusive_min) == ("float", 0, 1, True)
+    assert (mfu.kind, mfu.minimum, mfu.maximum, mfu.exclusive_min) == ("float", 0.001, 1, False)
     assert mfu.step == 0.01 and mfu.decimals == 3
     assert "35–55%" in mfu.tooltip
     method = field_spec(TrainingSpec, "method")

@@ -60,3 +60,15 @@ def test_scenarios_that_do_not_fit_are_not_best():
         ).current.name
         == "b"
     )
+
+
+def test_names_stay_within_the_limit_when_copied():
+    from ftcost_gui.core.document import MAX_NAME
+
+    long_name = "x" * MAX_NAME
+    doc = EstimateDocument.single(make("llama-2-7b"), name=long_name)
+    copy_name = doc.unique_name(long_name)
+    assert len(copy_name) == MAX_NAME and copy_name.endswith(" (2)")
+    out = compare_methods(doc)
+    assert all(len(s.name) <= MAX_NAME for s in out.scenarios)
+    assert len({s.name for s in out.scenarios}) == 4

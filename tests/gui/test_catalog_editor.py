@@ -296,3 +296,32 @@ def test_closing_the_window_offers_to_save_the_catalog(window, qtbot, monkeypatc
     )
     assert window.close()
     assert len(CatalogStore().load("My prices").gpus) == 2
+
+
+def test_price_bar_follows_the_selected_scenario(window, tmp_path):
+    """Each scenario keeps its own GPU prices: a stale price in B shows when B is selected."""
+    from ftcost_gui.core.document import EstimateDocument, Scenario
+    from ftcost_gui.io.estimate_file import save_document
+
+    current = window.store.inputs  # H100 at the built-in $3.00/h
+    doc = current.model_dump()
+    doc["hardware"]["gpu"]["on_demand_usd_per_hour"] = 9.99
+    stale = type(current).model_validate(doc)
+    path = tmp_path / "two.ftcost"
+    save_document(
+        path,
+        EstimateDocument(
+            scenarios=(Scenario(name="A", inputs=current), Scenario(name="B", inputs=stale)),
+            active=0,
+        ),
+    )
+    ui = window.catalog_ui
+    assert window.load_path(path)
+    assert not ui.price_bar.isVisible()  # A matches the built-in catalog
+    window.store.select_scenario(1)
+    assert ui.price_bar.isVisible()
+    assert "$9.99/h" in ui.price_bar.text.text()
+    ui.keep_prices()
+    window.store.select_scenario(0)
+    window.store.select_scenario(1)
+    assert not ui.price_bar.isVisible()  # 'Keep' holds while the file is open

@@ -58,3 +58,21 @@ def test_step_check_shown_for_article_004():
     assert r.step_check is not None
     assert f"{r.step_check.total_steps:,}" in text
     assert "article 004" in text
+
+
+def test_tokens_mode_step_check_counts_one_pass():
+    from ftcost_gui.core import EstimateInputs, estimate
+    from ftcost_gui.gui.explain import explain_html
+
+    inputs = EstimateInputs.model_validate(
+        {
+            "data": {"mode": "tokens", "total_tokens": 6e7, "epochs": 3, "packing": False},
+            "training": {"micro_batch": 4, "grad_accum": 4, "auto_gpu_count": False},
+            "efficiency": {"step_time_s": 3.0},
+        }
+    )
+    r = estimate(inputs)
+    html = explain_html(inputs, r)
+    assert f"× 1 = {r.step_check.total_steps:,}" in html
+    assert "a token total counts as useful tokens" in html
+    assert "padding to the max length" not in html

@@ -247,3 +247,17 @@ def test_csv_helpers_round_trip_the_result(tmp_path):
         check_csv_args(parser.parse_args(["f.ftcost", "--csv", "--json"]))
     with pytest.raises(CsvOutputError):
         check_csv_args(parser.parse_args(["--csv", "f.ftcost"]))
+
+
+def test_markdown_never_replaces_existing_images_unasked(qapp, tmp_path, capsys):
+    precious = tmp_path / "out-memory.png"
+    precious.write_bytes(b"precious")
+    md = tmp_path / "out.md"
+    assert run_report(_args(V1, md=md)) == 2
+    err = capsys.readouterr().err
+    assert "out-memory.png already exist" in err and "--force" in err
+    assert precious.read_bytes() == b"precious" and not md.exists()
+    args = _args(V1, md=md)
+    args.force = True
+    assert run_report(args) == 0
+    assert precious.read_bytes()[:8] == PNG and md.exists()

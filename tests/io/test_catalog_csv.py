@@ -159,7 +159,7 @@ BAD_CELLS = {
     "negative price": ("on_demand_usd_per_hour", "-1", "greater than or equal to 0"),
     "negative spot": ("spot_usd_per_hour", "-0.5", "greater than or equal to 0"),
     "tflops too high": ("bf16_tflops", "1e6", "less than or equal to 100000"),
-    "tflops zero": ("bf16_tflops", "0", "greater than 0"),
+    "tflops zero": ("bf16_tflops", "0", "greater than or equal to 0.01"),
     "not a number": ("memory_gib", "lots", "valid number"),
     "nan": ("interconnect_gb_s", "nan", "less than or equal to"),
     "bad bool": ("bf16_supported", "maybe", "yes/no"),

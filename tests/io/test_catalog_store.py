@@ -264,7 +264,6 @@ def _bad_documents() -> dict[str, tuple[bytes, str]]:
         "binary": (b"\xff\xfe\x00garbage", "not valid JSON"),
         "foreign": (b'{"format": "something-else", "name": "x"}', "not an ftcost GPU catalog"),
         "a list": (b"[1, 2]", "not an ftcost GPU catalog"),
-        "newer": (doc(name="Newer", version=99), "newer ftcost (format version 99"),
         "no version": (doc(name="NoVer", version="1"), "no valid format version"),
         "zero memory": (
             doc(name="Zero", gpus=[{**row, "memory_gib": 0}]),
@@ -443,3 +442,38 @@ def test_entries_pair_catalogs_with_files(store, root):
     store.create("b")
     store.create("A")
     assert [(c.name, p.name) for c, p in store.entries()] == [("A", "a.json"), ("b", "b.json")]
+
+
+def test_a_newer_versions_catalog_is_left_in_place_and_told(store, root):
+    """Not corrupt: a newer ftcost wrote it. Skip it, say so, never rename it."""
+    store.create("Good", from_catalog=GpuCatalog(name="x", gpus=(gpu("a"),)))
+    newer = root / "team.json"
+    data = json.dumps(
+        {"format": "ftcost-gpu-catalog", "version": 99, "name": "Team", "gpus": []}
+    ).encode()
+    newer.write_bytes(data)
+    catalogs, problems = store.load_all()
+    assert [c.name for c in catalogs] == ["Good"]
+    assert len(problems) == 1 and problems[0].moved_to is None
+    assert "newer ftcost (format version 99" in problems[0].message
+    assert "left as it is" in problems[0].message
+    assert newer.read_bytes() == data  # untouched
+    assert store.load_all()[1] == []  # told once by this store
+    # Creating a catalog of the same name never overwrites the newer file.
+    store.create("Team", from_catalog=GpuCatalog(name="x", gpus=(gpu("b"),)))
+    assert newer.read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b'{"format": "ftcost-gpu-catalog", "version": 1' + b"0" * 5000 + b"}", b"[" * 100_000],
+    ids=["huge int", "deep nesting"],
+)
+def test_hostile_catalog_and_active_files_are_set_aside(store, root, data):
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "evil.json").write_bytes(data)
+    (root / "active.json").write_bytes(data)
+    rows, problems = store.effective_catalog()
+    assert len(rows) == len(builtin_catalog().gpus)  # the app starts with the built-in rows
+    assert sorted(p.path.name for p in problems) == ["active.json", "evil.json"]
+    assert all(p.moved_to is not None and p.moved_to.read_bytes() == data for p in problems)

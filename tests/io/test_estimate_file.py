@@ -204,3 +204,26 @@ def test_multi_scenario_round_trip(tmp_path):
         estimate(s.inputs) for s in document.scenarios
     ]
     assert dumps_document(again) == dumps_document(document)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"format": "ftcost-estimate", "version": 1' + "0" * 5000 + "}",  # int past Python's limit
+        "[" * 100_000,  # nesting past the recursion limit
+    ],
+    ids=["huge int", "deep nesting"],
+)
+def test_hostile_json_is_a_clear_error(text):
+    with pytest.raises(EstimateFileError, match="is not valid JSON"):
+        loads_estimate(text, source="x.ftcost")
+
+
+def test_saving_through_a_symlink_updates_the_target(tmp_path):
+    real = tmp_path / "real" / "plan.ftcost"
+    save_estimate(real, EstimateInputs())
+    link = tmp_path / "link.ftcost"
+    link.symlink_to(real)
+    save_estimate(link, sample_inputs())
+    assert link.is_symlink()
+    assert load_estimate(real) == sample_inputs()

@@ -48,3 +48,10 @@ def test_several_scenarios_in_one_file():
     parsed = read_results_csv(results_csv([("A", a), ("B", b)]))
     assert float(parsed[("A", "memory", "total_bytes")]) == a.memory.total_bytes
     assert float(parsed[("B", "memory", "total_bytes")]) == b.memory.total_bytes
+
+
+def test_every_numeric_figure_has_a_unit_where_one_applies():
+    units = {(row.section, row.key): row.unit for row in result_rows(estimate(EstimateInputs()))}
+    assert units[("flops", "per_token")] == "FLOPs/token"
+    assert units[("simple", "gpu_hours_with_attention")] == "GPU-h"
+    assert units[("simple", "flops_with_attention")] == "FLOPs"
