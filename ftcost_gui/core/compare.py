@@ -61,9 +61,7 @@ def _spec_and_origin(item: EffectiveRow | GpuSpec) -> tuple[GpuSpec, str | None]
 
 def inputs_with_gpu(inputs: EstimateInputs, spec: GpuSpec) -> EstimateInputs:
     """The inputs with ``hardware.gpu`` replaced, validated as a file or the CLI would be."""
-    d = inputs.model_dump()
-    d["hardware"]["gpu"] = spec.model_dump(include=_GPU_FIELDS)
-    return EstimateInputs.model_validate(d)
+    return inputs.edited("hardware", gpu=spec.model_dump(include=_GPU_FIELDS))
 
 
 def comparison_row(
@@ -105,13 +103,11 @@ def compare_gpus(
     Accepts effective-catalog rows, catalog rows or bare specs. Each GPU is priced at its own
     catalog prices; the GPU count follows ``training.auto_gpu_count`` as in the estimate.
     """
-    base = inputs.model_dump()
     current = id_key(inputs.hardware.gpu.id)
     out: list[GpuComparison] = []
     for item in rows_or_specs:
         spec, origin = _spec_and_origin(item)
-        base["hardware"]["gpu"] = spec.model_dump(include=_GPU_FIELDS)
-        result = estimate(EstimateInputs.model_validate(base))
+        result = estimate(inputs_with_gpu(inputs, spec))
         out.append(comparison_row(result, spec, origin, id_key(spec.id) == current))
     return out
 

@@ -5,7 +5,7 @@ Frozen pydantic models shared by the window's forms, the estimate file format an
 
 from __future__ import annotations
 
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -552,6 +552,15 @@ class EstimateInputs(BaseModel):
         if self.model.tied_embeddings and self.model.position_embeddings < 0:
             raise ValueError("position_embeddings must be >= 0")
         return self
+
+    def edited(self, section: str, **fields: Any) -> EstimateInputs:
+        """A validated copy with some fields of one section replaced.
+
+        ``model_copy(update=...)`` would skip validation; this raises ValidationError instead.
+        """
+        doc = self.model_dump()
+        doc[section].update(fields)
+        return EstimateInputs.model_validate(doc)
 
 
 SECTIONS: tuple[str, ...] = (

@@ -80,9 +80,7 @@ METHOD_SCENARIOS: tuple[tuple[str, str], ...] = (
 
 
 def with_method(inputs: EstimateInputs, method: str) -> EstimateInputs:
-    doc = inputs.model_dump()
-    doc["training"]["method"] = method
-    return EstimateInputs.model_validate(doc)
+    return inputs.edited("training", method=method)
 
 
 def compare_methods(document: EstimateDocument) -> EstimateDocument:

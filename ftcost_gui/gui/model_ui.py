@@ -15,7 +15,6 @@ from pydantic import ValidationError
 
 from ..core.architecture import ModelSpec, count_params, effective_counts
 from ..core.catalog import ModelPreset
-from ..core.inputs import EstimateInputs
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model_import import ModelImportActions
@@ -144,10 +143,8 @@ def param_summary(spec: ModelSpec, preset: ModelPreset | None = None) -> tuple[s
 # --- edits ---------------------------------------------------------------------------------------
 def apply_model(store: Any, spec: ModelSpec, description: str) -> bool:
     """Replace the model section in one undoable edit; False if the inputs reject it."""
-    doc = store.inputs.model_dump()
-    doc["model"] = spec.model_dump()
     try:
-        new = EstimateInputs.model_validate(doc)
+        new = store.inputs.edited("model", **spec.model_dump())
     except ValidationError:
         return False
     store.set_inputs(new, description=description)

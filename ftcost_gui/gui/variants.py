@@ -9,11 +9,9 @@ from ..core.results import EstimateResult
 
 def variant_inputs(inputs: EstimateInputs, result: EstimateResult, method: str) -> EstimateInputs:
     """The same inputs with only the method changed, at the current GPU count."""
-    doc = inputs.model_dump()
-    doc["training"]["method"] = method
-    doc["training"]["auto_gpu_count"] = False
-    doc["training"]["num_gpus"] = result.time.num_gpus
-    return EstimateInputs.model_validate(doc)
+    return inputs.edited(
+        "training", method=method, auto_gpu_count=False, num_gpus=result.time.num_gpus
+    )
 
 
 def estimate_variant(inputs: EstimateInputs, result: EstimateResult, method: str) -> EstimateResult:

@@ -33,6 +33,7 @@ from ..core.catalog import (
     merge_catalogs,
     row_problems,
 )
+from ..core.errors import first_error
 from .atomic import atomic_write_text
 from .paths import config_dir
 
@@ -111,12 +112,6 @@ def dumps_catalog(catalog: GpuCatalog) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def _describe(err: ValidationError) -> str:
-    first = err.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    return f"{where}: {first['msg']}" if where else first["msg"]
-
-
 def _no_constant(name: str) -> Any:
     raise ValueError(f"non-finite number {name}")
 
@@ -142,7 +137,7 @@ def loads_catalog(text: str | bytes, source: str = "the file") -> GpuCatalog:
     try:
         catalog = GpuCatalog.model_validate(doc)
     except ValidationError as exc:
-        raise CatalogError(f"{source} has an invalid value: {_describe(exc)}") from None
+        raise CatalogError(f"{source} has an invalid value: {first_error(exc)}") from None
     try:
         check_name(catalog.name)
     except CatalogError as exc:

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..core.document import EstimateDocument
+from ..core.errors import first_error
 from ..core.inputs import EstimateInputs
 from .atomic import atomic_write_text
 
@@ -51,12 +52,6 @@ def dumps_document(document: EstimateDocument) -> str:
 def dumps_estimate(inputs: EstimateInputs) -> str:
     """A one-scenario document."""
     return dumps_document(EstimateDocument.single(inputs))
-
-
-def _describe(err: ValidationError) -> str:
-    first = err.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    return f"{where}: {first['msg']}" if where else first["msg"]
 
 
 def _migrate_v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:
@@ -107,7 +102,7 @@ def loads_document(text: str | bytes, source: str = "the file") -> EstimateDocum
             {"scenarios": doc["scenarios"], "active": doc.get("active", 0)}
         )
     except ValidationError as exc:
-        raise EstimateFileError(f"{source} has an invalid value: {_describe(exc)}") from None
+        raise EstimateFileError(f"{source} has an invalid value: {first_error(exc)}") from None
 
 
 def loads_estimate(text: str | bytes, source: str = "the file") -> EstimateInputs:

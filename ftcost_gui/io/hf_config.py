@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..core.architecture import ModelSpec
+from ..core.errors import first_error
 
 CONFIG_NAME = "config.json"
 MAX_CONFIG_BYTES = 10_000_000  # a config.json is a few kB; refuse anything absurd
@@ -302,13 +303,6 @@ def _repo_like(value: Any) -> str:
     return ""
 
 
-def _describe(err: ValidationError) -> str:
-    first = err.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    msg = str(first["msg"]).removeprefix("Value error, ")
-    return f"{where}: {msg}" if where else msg
-
-
 def spec_from_hf_config(config: dict[str, Any], name: str = "") -> ModelSpec:
     """A ModelSpec from a parsed config.json; ModelConfigError says what is missing or unknown."""
     if not isinstance(config, dict):
@@ -344,7 +338,7 @@ def spec_from_hf_config(config: dict[str, Any], name: str = "") -> ModelSpec:
         return ModelSpec(**r.spec)
     except ValidationError as exc:
         raise ModelConfigError(
-            f"config.json ({model_type}) describes an invalid shape: {_describe(exc)}.", r.spec
+            f"config.json ({model_type}) describes an invalid shape: {first_error(exc)}.", r.spec
         ) from None
 
 
