@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         self.memory_plot = None
         self.cost_plot = None
         self._explain_stale = True
+        self._compare_stale = True
         self._plots_due = False
         self.setAcceptDrops(True)
         self.setObjectName("MainWindow")
@@ -418,6 +419,13 @@ class MainWindow(QMainWindow):
 
     def _on_result_tab(self, _index: int) -> None:
         self._refresh_explain()
+        self._refresh_compare()
+
+    def _refresh_compare(self) -> None:
+        if self._compare_stale and self.result_tabs.currentWidget() is self.compare:
+            names = [s.name for s in self.store.document.scenarios]
+            self.compare.set_scenarios(names, self.store.results)
+            self._compare_stale = False
 
     # --- plots (built after the first paint) -------------------------------------------------
     def event(self, event) -> bool:
@@ -810,9 +818,9 @@ class MainWindow(QMainWindow):
         self.next_scenario_action.setEnabled(doc.active < n - 1)
 
     def _on_store_results(self, results: list) -> None:
-        doc = self.store.document
-        names = [s.name for s in doc.scenarios]
-        self.compare.set_scenarios(names, results)
+        # Like the explanation, the comparison table is rebuilt only while it is on screen.
+        self._compare_stale = True
+        self._refresh_compare()
         if self.scenario_plots is not None and self.chart_mode.currentData() == "scenarios":
             self._update_scenario_plots()
 
