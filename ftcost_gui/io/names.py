@@ -1,0 +1,98 @@
+"""The one place that renders a name read from a file (scenario, model, GPU, catalog, file name).
+
+Estimate files and catalogs are meant to be shared, so every name in them is data from a stranger.
+Each output gets its own renderer; call the one for where the text goes:
+
+- ``for_terminal``: no escape sequences, control characters or bidi overrides (they can rewrite
+  the screen, hide text, or reverse what is shown; CVE-2021-42574 "Trojan Source" for bidi).
+- ``for_html``: the terminal-clean text, HTML-escaped (quotes too: safe in attributes).
+- ``for_markdown``: the clean text with Markdown's inline markup and raw HTML escaped, so a name
+  can neither inject a tag, a link or an image nor break a table cell.
+- ``for_csv``: the clean text with spreadsheet formula prefixes neutralised (OWASP "CSV
+  Injection": a leading ``=``, ``+``, ``-``, ``@``, tab or CR is prefixed with ``'``).
+
+All of them first replace lone surrogates (a non-UTF-8 file name decoded with surrogateescape)
+by U+FFFD, so writing the result as UTF-8 never raises.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+
+REPLACEMENT = "\ufffd"
+
+# ECMA-48 sequences, removed whole so "\x1b[31mred" shows "red" (not "[31mred").
+_ESCAPES = re.compile(
+    r"""
+      (?:\x1b\[|\x9b) [0-?]* [ -/]* [@-~]                    # CSI (7-bit and C1 form)
+    | (?:\x1b[]PX^_]|[\x90\x98\x9d\x9e\x9f]) .*? (?:\x07|\x1b\\|\x9c|$)  # OSC, DCS, SOS, PM, APC
+    | \x1b [ -/]* [0-~]                                       # two-byte and nF escapes
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_SURROGATES = re.compile("[\ud800-\udfff]")
+# Line breaks and tabs become one space: a name is one line wherever it is shown.
+_BREAKS = re.compile("[\t\n\v\f\r\x85\u2028\u2029]+")
+# C0 (but tab/newline, handled above), DEL, C1, and the bidi embedding/override/isolate marks.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+# CommonMark lets any ASCII punctuation be backslash-escaped. Escaped everywhere: what starts
+# inline markup (emphasis, code, links, images, table cells, strikethrough, math, headings, and
+# the ':' and '@' of autolinks); escaped at the start only: what starts a block (lists, quotes,
+# setext underlines). Names stay readable ("Qwen2.5-7B" is unchanged).
+_MARKDOWN_INLINE = re.compile(r"([\\`*_{}\[\]()!|~$:#@])")
+_MARKDOWN_BLOCK_START = re.compile(r"^(\d*)([-+=.)])")  # ">" becomes &gt; below
+_MARKDOWN_WWW = re.compile(r"(www)\.", re.IGNORECASE)
+_CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def plain(text: object) -> str:
+    """One line of text safe to show anywhere: no escape sequences, controls or bidi marks."""
+    s = _SURROGATES.sub(REPLACEMENT, str(text))
+    s = _ESCAPES.sub("", s)
+    s = _BREAKS.sub(" ", s)
+    return _CONTROLS.sub("", s)
+
+
+def for_terminal(text: object) -> str:
+    """A name for a terminal (CLI tables, messages on stderr)."""
+    return plain(text)
+
+
+def for_html(text: object) -> str:
+    """A name for HTML text or a quoted attribute."""
+    return html.escape(plain(text), quote=True)
+
+
+def for_markdown(text: object) -> str:
+    """A name for Markdown text or a table cell: inline markup and HTML are shown, not applied."""
+    s = _MARKDOWN_INLINE.sub(r"\\\1", plain(text).strip(" "))
+    s = _MARKDOWN_BLOCK_START.sub(r"\1\\\2", s)
+    s = _MARKDOWN_WWW.sub(r"\1\\.", s)
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def for_csv(text: object) -> str:
+    """A text cell for a CSV file opened in a spreadsheet: never read as a formula.
+
+    The raw text is checked too: a tab or CR prefix is a formula trigger before it is cleaned.
+    """
+    raw = str(text)
+    s = plain(raw)
+    if raw.startswith(_CSV_FORMULA_START) or s.lstrip(" ").startswith(_CSV_FORMULA_START):
+        return "'" + s
+    return s
+
+
+def from_csv(cell: str) -> str:
+    """Undo ``for_csv``'s quote for a cell read back (the text itself was already clean)."""
+    if cell.startswith("'") and cell[1:].lstrip(" ").startswith(_CSV_FORMULA_START):
+        return cell[1:]
+    return cell
+
+
+def path_name(path: str | os.PathLike[str]) -> str:
+    """A file's name (no folder) as clean text, whatever bytes the file system holds."""
+    return plain(os.path.basename(os.fsdecode(path)))
