@@ -1,14 +1,34 @@
 """Result models: frozen, every figure with its unit in its name.
 
-Built with ``model_construct`` by the estimator (the numbers are computed, not user input), which
-keeps one estimate well under 100 µs.
+Built with ``build`` by the estimator (the numbers are computed, not user input), which keeps one
+estimate well under 100 µs.
 """
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
 from pydantic import BaseModel, ConfigDict
 
 _FROZEN = ConfigDict(frozen=True, defer_build=True)  # built on first validation, not at import
+
+_M = TypeVar("_M", bound=BaseModel)
+_set = object.__setattr__
+
+
+def build(cls: type[_M], **values: Any) -> _M:
+    """``cls.model_construct(**values)`` for a result model given every field, in field order.
+
+    The same object pydantic's ``model_construct`` makes for a model without aliases, defaults in
+    use, extras or private attributes (tests/core/test_steps.py compares them), at a third of the
+    cost: an estimate builds a dozen results (benchmarks/bench_core.py).
+    """
+    m = cls.__new__(cls)
+    _set(m, "__dict__", values)
+    _set(m, "__pydantic_fields_set__", set(values))
+    _set(m, "__pydantic_extra__", None)
+    _set(m, "__pydantic_private__", None)
+    return m
 
 
 class ParamSummary(BaseModel):
@@ -31,6 +51,9 @@ class TokenSummary(BaseModel):
     tokens_processed: float  # D
     seq_len: int
     sequences_per_epoch: float
+    # Why that fraction: 'given' (override), 'tokens' (a token total counts as useful),
+    # 'packing' (no padding) or 'padding' (each example padded to the max length: mean ÷ max).
+    fraction_source: str
 
 
 class FlopBreakdown(BaseModel):
@@ -45,6 +68,9 @@ class FlopBreakdown(BaseModel):
     total_flops: float
     attention_share: float  # attention ÷ parameter matmul terms
     adapter_share: float  # adapters ÷ all
+    matmul_params: float  # N of the per-token terms: parameters in matrix multiplies per token
+    base_coefficient: float  # 6 (full) or 4 (frozen base): FLOPs per matmul parameter
+    attention_coefficient: float  # 6, or 8 with recomputation: × L·s·d per token
 
 
 MEMORY_PART_LABELS: dict[str, str] = {
@@ -83,6 +109,7 @@ class MemoryBreakdown(BaseModel):
     gpus_needed: int | None  # fewest GPUs that fit with the chosen sharding; None: none does
     cpu_offloaded_bytes: float
     bytes_per_param: float  # persistent state per parameter, unsharded
+    state_bytes: float  # persistent state (weights, grads, master, moments, adapters), unsharded
 
     def parts(self) -> list[tuple[str, float]]:
         return [(key, getattr(self, f"{key}_bytes")) for key in MEMORY_PART_LABELS]
@@ -96,6 +123,9 @@ class TimeBreakdown(BaseModel):
     achieved_flops_per_s: float  # per GPU, model FLOPs
     effective_mfu: float
     comm_overhead: float
+    qlora_slowdown: float  # applied factor (1 unless QLoRA)
+    offload_slowdown: float  # applied factor (1 unless the optimizer is offloaded)
+    slowdown: float  # (1 + comm) × QLoRA × offload: peak × MFU ÷ slowdown = achieved
     tokens_per_s_per_gpu: float
     compute_gpu_hours: float
     train_wall_s: float
@@ -135,6 +165,7 @@ class CostBreakdown(BaseModel):
 
 class CheckpointSummary(BaseModel):
     model_config = _FROZEN
+    params: float  # parameters whose state is saved (all, or the adapters)
     resumable_bytes: float
     bytes_per_param: float
     write_s: float
@@ -161,6 +192,7 @@ class StepCheck(BaseModel):
     model_config = _FROZEN
     effective_batch: int
     steps_per_epoch: int
+    passes: float  # epochs in 'examples' mode; 1 for a token total (it covers every epoch)
     total_steps: int
     step_time_s: float
     wall_s: float

@@ -53,6 +53,14 @@ def _is_full(inputs: EstimateInputs) -> bool:
     return inputs.training.method.startswith("full")
 
 
+_FRACTION_SOURCES = {
+    "given": "as given",
+    "tokens": "a token total counts as useful tokens",
+    "packing": "packing: no padding",
+    "padding": "padding to the max length: mean ÷ max",
+}
+
+
 def tokens_html(inputs: EstimateInputs, r: EstimateResult) -> str:
     d, t = inputs.data, r.tokens
     if d.mode == "examples":
@@ -63,15 +71,7 @@ def tokens_html(inputs: EstimateInputs, r: EstimateResult) -> str:
         )
     else:
         first = f"useful tokens (all epochs, as given) = {sci(t.useful_tokens)}"
-    # Mirrors core/estimate.py: a token total is taken as useful tokens (fraction 1 unless given).
-    if d.useful_fraction_override is not None:
-        frac = "as given"
-    elif d.mode == "tokens":
-        frac = "a token total counts as useful tokens"
-    elif d.packing:
-        frac = "packing: no padding"
-    else:
-        frac = "padding to the max length: mean ÷ max"
+    frac = _FRACTION_SOURCES[t.fraction_source]
     return _section(
         "Tokens processed (D)",
         _f(first),
@@ -88,16 +88,16 @@ def flops_html(inputs: EstimateInputs, r: EstimateResult) -> str:
     ckpt = inputs.training.checkpointing == "full"
     f = r.flops
     m = inputs.model
-    coef = 6 if full else 4
-    n_mm = f.base_per_token / coef
-    terms = [f"{coef}·N"]
-    nums = [f"{coef} × {sci(n_mm)}"]
-    if ckpt:
+    coef, n_mm = f.base_coefficient, f.matmul_params
+    terms = [f"{coef:g}·N"]
+    nums = [f"{coef:g} × {sci(n_mm)}"]
+    if f.recompute_per_token:
         terms.append("2·N")
         nums.append(f"2 × {sci(n_mm)}")
-    att_coef = 8 if ckpt else 6
     terms.append("attention")
-    nums.append(f"{att_coef} × {m.num_layers} × {r.tokens.seq_len:,} × {m.q_dim:,}")
+    nums.append(
+        f"{f.attention_coefficient:g} × {m.num_layers} × {r.tokens.seq_len:,} × {m.q_dim:,}"
+    )
     if f.adapters_per_token:
         terms.append("adapters")
         nums.append(f"{sci(f.adapters_per_token)}")
@@ -125,12 +125,12 @@ def time_html(inputs: EstimateInputs, r: EstimateResult) -> str:
     t = r.time
     eff = inputs.efficiency
     tflops = t.peak_flops_per_s / 1e12
-    slow = t.peak_flops_per_s * eff.mfu / t.achieved_flops_per_s
+    slow = t.slowdown
     parts = [f"communication 1 + {t.comm_overhead:.2f}"]
     if inputs.training.method == "qlora":
-        parts.append(f"QLoRA ×{eff.qlora_slowdown:g}")
+        parts.append(f"QLoRA ×{t.qlora_slowdown:g}")
     if inputs.training.cpu_offload_optimizer:
-        parts.append(f"offload ×{eff.offload_slowdown:g}")
+        parts.append(f"offload ×{t.offload_slowdown:g}")
     comm_src = "given" if eff.comm_overhead is not None else "from the interconnect and sharding"
     held_parts = [
         ("training", t.train_wall_s),
@@ -188,7 +188,7 @@ def memory_html(inputs: EstimateInputs, r: EstimateResult) -> str:
         if mem.gpus_needed is not None
         else "none (no count of these GPUs fits)"
     )
-    state = r.params.total * mem.bytes_per_param
+    state = mem.state_bytes
     return _section(
         "Memory per GPU",
         _f(
@@ -257,7 +257,7 @@ def cost_html(inputs: EstimateInputs, r: EstimateResult) -> str:
     ck = r.checkpoint
     out.append(
         _f(
-            f"resumable checkpoint = {fmt_count(r.params.total if _is_full(inputs) else r.params.adapter)}"
+            f"resumable checkpoint = {fmt_count(ck.params)}"
             f" params × {ck.bytes_per_param:g} B = {ck.resumable_bytes / 1e9:,.1f} GB"
             f"{' (fp32 master 4 + two moments 8 = 12 B/param)' if inputs.training.method == 'full_amp_adamw' else ''}"
             f"; write {ck.write_s:,.0f} s at {ov.checkpoint_write_gb_per_s:g} GB/s, "
@@ -297,7 +297,7 @@ def simple_html(inputs: EstimateInputs, r: EstimateResult) -> str:
         (
             "Persistent state",
             fmt_gib(s.state_bytes),
-            fmt_gib(r.params.total * r.memory.bytes_per_param),
+            fmt_gib(r.memory.state_bytes),
         ),
         (
             "Activations (per GPU)",
@@ -331,9 +331,8 @@ def checks_html(inputs: EstimateInputs, r: EstimateResult) -> str:
     sc = r.step_check
     if sc is not None:
         # A token total already covers every epoch: the estimate counts it as one pass.
-        by_examples = inputs.data.mode == "examples"
-        passes = inputs.data.epochs if by_examples else 1
-        per = "sequences/epoch" if by_examples else "sequences (all epochs)"
+        passes = sc.passes
+        per = "sequences/epoch" if inputs.data.mode == "examples" else "sequences (all epochs)"
         out.append(
             _f(
                 f"steps = ceil({per} ÷ (micro-batch × accumulation × GPUs)) × passes = "

@@ -1,0 +1,178 @@
+"""Step: the memory one GPU needs, how many GPUs that forces, and whether the run fits.
+
+The per-tensor terms are named here, one function each; their bytes-per-element formulas live in
+memory.py (article 001 'Memory sets the floor'; Korthikanti et al. 2023; Rajbhandari et al. 2020).
+The step depends on ``MemoryInputs`` only, so a caller can reuse a memory figure for any edit that
+leaves those unchanged (an MFU, price, token or project edit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from .architecture import ModelSpec, ParamCounts
+from .inputs import EstimateInputs, TrainingSpec
+from .memory import (
+    ADAPTER_GRAD_BYTES,
+    ADAPTER_MOMENT_BYTES,
+    ADAPTER_WEIGHT_BYTES,
+    BF16_BYTES,
+    CHUNKED_LOSS_TOKENS,
+    LOGITS_CHUNKED_BYTES,
+    LOGITS_STANDARD_BYTES,
+    RECIPES,
+    ZERO_BUCKET_BYTES,
+    MemoryModel,
+    activation_bytes_per_token_layer,
+    base_weight_bytes,
+)
+from .params import Adapters
+from .results import MemoryBreakdown, build
+from .units import GIB
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryInputs:
+    """Everything the memory per GPU depends on, and nothing else."""
+
+    model: ModelSpec
+    training: TrainingSpec
+    seq_len: int
+    gpu_memory_gib: float
+    usable_memory_fraction: float
+    framework_overhead_gib: float
+
+    @classmethod
+    def of(cls, inputs: EstimateInputs) -> MemoryInputs:
+        hw = inputs.hardware
+        return cls(
+            inputs.model, inputs.training, inputs.data.max_seq_len, hw.gpu.memory_gib,
+            hw.usable_memory_fraction, hw.framework_overhead_gib,
+        )  # fmt: skip
+
+
+class MemoryStep(NamedTuple):
+    breakdown: MemoryBreakdown
+    num_gpus: int  # the GPUs of the job: the fewest that fit (auto) or the count given
+
+
+class Activations(NamedTuple):
+    saved_bytes: float  # kept for backward: checkpointed layer inputs, or every layer's tensors
+    working_bytes: float  # one layer recomputed during backward (checkpointing only)
+
+
+def activations(mi: MemoryInputs, modules: tuple[tuple[int, int], ...]) -> Activations:
+    """Activation memory of one micro-batch (article 001: 2·L·b·s·h with recomputation)."""
+    m, tr = mi.model, mi.training
+    tokens_mb = tr.micro_batch * mi.seq_len
+    per_token_layer = activation_bytes_per_token_layer(m, tr.attention, mi.seq_len, modules)
+    layer_input = BF16_BYTES * m.hidden_size  # a layer's input, bf16
+    if tr.checkpointing == "full":
+        saved = m.num_layers * tokens_mb * layer_input
+        working = tokens_mb * per_token_layer
+    else:
+        saved = m.num_layers * tokens_mb * per_token_layer
+        working = 0.0
+    saved += 2 * tokens_mb * layer_input  # final norm input and output
+    return Activations(saved, working)
+
+
+def logits_bytes(mi: MemoryInputs) -> float:
+    """Logits and loss of one micro-batch: the whole vocabulary, or one chunk of it fused."""
+    tokens_mb = mi.training.micro_batch * mi.seq_len
+    if mi.training.loss == "standard":
+        return LOGITS_STANDARD_BYTES * tokens_mb * mi.model.vocab_size
+    return LOGITS_CHUNKED_BYTES * min(tokens_mb, CHUNKED_LOSS_TOKENS) * mi.model.vocab_size
+
+
+def grad_bucket_bytes(sharding: str, trainable_grad_bytes: float) -> float:
+    """Gradient communication buffers (multi-GPU only; MemoryModel.split applies that)."""
+    if sharding == "none":
+        # DDP's reducer keeps a bucket copy of all gradients (PyTorch DDP docs,
+        # gradient_as_bucket_view: 'saved memory size will be equal to the total gradients size').
+        return trainable_grad_bytes
+    if sharding in ("zero1", "zero2"):
+        return min(trainable_grad_bytes, ZERO_BUCKET_BYTES)
+    return 0.0
+
+
+def memory_model(mi: MemoryInputs, counts: ParamCounts, adapters: Adapters) -> MemoryModel:
+    """Every tensor of the run, unsharded (part A) or sharded over the GPUs (part B)."""
+    tr = mi.training
+    recipe = RECIPES[tr.method]
+    act = activations(mi, adapters.modules)
+    trainable_grad_bytes = (
+        counts.total * recipe.gradients if recipe.full else adapters.total * ADAPTER_GRAD_BYTES
+    )
+    return MemoryModel(
+        weights=base_weight_bytes(tr.method, counts),
+        gradients=counts.total * recipe.gradients,
+        master=counts.total * recipe.master,
+        optimizer=counts.total * recipe.moments,
+        adapters_weights=adapters.total * ADAPTER_WEIGHT_BYTES,
+        adapters_grads=adapters.total * ADAPTER_GRAD_BYTES,
+        adapters_moments=adapters.total * ADAPTER_MOMENT_BYTES,
+        activations_saved=act.saved_bytes,
+        activations_working=act.working_bytes,
+        logits=logits_bytes(mi),
+        # QLoRA dequantises one linear at a time into a bf16 buffer.
+        qlora_buffer=BF16_BYTES * counts.largest_linear if tr.method == "qlora" else 0.0,
+        layer_gather=2 * BF16_BYTES * counts.layer,
+        grad_buckets=grad_bucket_bytes(tr.sharding, trainable_grad_bytes),
+        overhead=mi.framework_overhead_gib * GIB,
+        sharding=tr.sharding,
+        offload=tr.cpu_offload_optimizer,
+    )
+
+
+def memory_per_gpu(
+    mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, warnings: list[str]
+) -> MemoryStep:
+    """Per-GPU memory on the job's GPUs; appends a warning when it does not fit."""
+    tr = mi.training
+    mem = memory_model(mi, counts, adapters)
+    capacity = mi.gpu_memory_gib * GIB
+    usable = capacity * mi.usable_memory_fraction
+    gpus_needed = mem.gpus_needed(usable)
+    n = gpus_needed if tr.auto_gpu_count and gpus_needed is not None else tr.num_gpus
+    parts = mem.split(n)
+    total = sum(parts.values())
+    fits = total <= usable
+    if not fits:
+        if gpus_needed is None:
+            warnings.append(
+                "Does not fit on any number of these GPUs with this sharding: shard more "
+                "(ZeRO-3), offload the optimizer, cut the micro-batch or sequence length, or use "
+                "a bigger GPU."
+            )
+        else:
+            warnings.append(f"Does not fit on {n} GPU(s): needs {gpus_needed}.")
+    state = (
+        mem.weights + mem.gradients + mem.master + mem.optimizer
+        + mem.adapters_weights + mem.adapters_grads + mem.adapters_moments
+    )  # fmt: skip
+    breakdown = build(
+        MemoryBreakdown,
+        weights_bytes=parts["weights"],
+        gradients_bytes=parts["gradients"],
+        master_bytes=parts["master"],
+        optimizer_bytes=parts["optimizer"],
+        adapters_bytes=parts["adapters"],
+        activations_bytes=parts["activations"],
+        activations_saved_bytes=mem.activations_saved,
+        activations_working_bytes=mem.activations_working,
+        logits_bytes=parts["logits"],
+        buffers_bytes=parts["buffers"],
+        overhead_bytes=parts["overhead"],
+        total_bytes=total,
+        capacity_bytes=capacity,
+        usable_bytes=usable,
+        fits=fits,
+        headroom_bytes=usable - total,
+        gpus_needed=gpus_needed,
+        cpu_offloaded_bytes=mem.offloaded_bytes(),
+        bytes_per_param=state / counts.total,
+        state_bytes=state,
+    )
+    return MemoryStep(breakdown, n)

@@ -1,0 +1,306 @@
+"""Steps: time and cost of one run, from the FLOPs, the GPUs and the MFU.
+
+Article 000: GPU-hours = FLOPs ÷ (peak × MFU); article 001: you pay for GPUs held (start-up,
+checkpoint writes, evaluation, idle), not GPUs computing. ``plan_time`` gathers everything that does
+not depend on the MFU, so a sweep over MFU (``run_time``) costs a few float operations a point.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from . import calibration as cal
+from .architecture import ParamCounts
+from .inputs import EstimateInputs
+from .memory import ADAPTER_MOMENT_BYTES, ADAPTER_WEIGHT_BYTES, BF16_BYTES, RECIPES
+from .params import Adapters
+from .results import CheckpointSummary, CostBreakdown, ProjectSummary, TimeBreakdown, build
+from .units import GB, SECONDS_PER_HOUR, SECONDS_PER_MINUTE, TERA
+
+# Communication overhead as a fraction of compute time, when not given. Articles: multi-GPU runs
+# 'add 10–30%' (003); on PCIe 'parameter gathering and gradient reduction can halve achieved
+# throughput' of a sharded job (001); 'a single-node LoRA run is indifferent to NVLink' (001).
+_FAST_FABRICS = frozenset({"nvlink", "infinity_fabric", "ici"})
+COMM_OVERHEAD_FAST = {"none": 0.10, "zero1": 0.10, "zero2": 0.10, "zero3": 0.15}
+COMM_OVERHEAD_SLOW = {"none": 0.20, "zero1": 0.25, "zero2": 0.30, "zero3": 1.00}
+COMM_OVERHEAD_ADAPTERS = 0.02  # only adapter gradients cross the fabric
+COMM_OVERHEAD_MULTI_NODE = 0.10  # inter-node network on top
+
+
+def comm_overhead_auto(
+    num_gpus: int, gpus_per_node: int, interconnect: str, sharding: str, full: bool
+) -> float:
+    """Default communication overhead for the layout (see the table above)."""
+    if num_gpus <= 1:
+        return 0.0
+    if not full and sharding != "zero3":
+        overhead = COMM_OVERHEAD_ADAPTERS
+    elif interconnect in _FAST_FABRICS:
+        overhead = COMM_OVERHEAD_FAST[sharding]
+    else:
+        overhead = COMM_OVERHEAD_SLOW[sharding]
+    if num_gpus > gpus_per_node:
+        overhead += COMM_OVERHEAD_MULTI_NODE
+    return overhead
+
+
+class Checkpoint(NamedTuple):
+    """A resumable checkpoint (article 001: fp32 master + two moments, 12 B/param)."""
+
+    params: float  # parameters whose state is saved
+    bytes_per_param: float
+    resumable_bytes: float
+
+
+def resumable_checkpoint(method: str, counts: ParamCounts, adapters: Adapters) -> Checkpoint:
+    recipe = RECIPES[method]
+    full_bpp = (
+        (recipe.master + recipe.moments + (0 if recipe.master else recipe.weights))
+        if recipe.full
+        else 0.0
+    )
+    adapter_bpp = ADAPTER_WEIGHT_BYTES + ADAPTER_MOMENT_BYTES
+    resumable = counts.total * full_bpp + adapters.total * adapter_bpp
+    if recipe.full:
+        return Checkpoint(counts.total, full_bpp, resumable)
+    return Checkpoint(adapters.total, adapter_bpp, resumable)
+
+
+class TimePlan(NamedTuple):
+    """Everything of a run's time that does not depend on the MFU or the prices."""
+
+    total_flops: float
+    slowdown: float  # (1 + comm) × QLoRA × offload
+    num_gpus: int
+    fixed_wall_s: float  # provisioning, download, warm-up, NCCL, idle
+    eval_flops: float  # per run
+    rl_flops: float
+    ckpt_write_s: float
+    ckpt_interval_s: float
+    peak: float  # FLOP/s per GPU, dense BF16 (FP16 where the GPU has no BF16)
+    gen_mfu: float
+    comm_overhead: float
+    qlora_slowdown: float  # applied (1 unless QLoRA)
+    offload_slowdown: float  # applied (1 unless the optimizer is offloaded)
+    download_s: float
+    nccl_s: float
+
+
+def plan_time(
+    inputs: EstimateInputs,
+    counts: ParamCounts,
+    total_flops: float,
+    tokens_processed: float,
+    num_gpus: int,
+    checkpoint: Checkpoint,
+) -> TimePlan:
+    tr, hw, eff, ov = inputs.training, inputs.hardware, inputs.efficiency, inputs.overheads
+    n = num_gpus
+    comm = eff.comm_overhead
+    if comm is None:
+        full = RECIPES[tr.method].full
+        comm = comm_overhead_auto(n, hw.gpus_per_node, hw.gpu.interconnect, tr.sharding, full)
+    qlora = eff.qlora_slowdown if tr.method == "qlora" else 1.0
+    offload = eff.offload_slowdown if tr.cpu_offload_optimizer else 1.0
+    slowdown = (1.0 + comm) * qlora
+    if tr.cpu_offload_optimizer:
+        slowdown *= offload
+    download_s = (
+        0.0 if ov.weights_cached else counts.total * BF16_BYTES / (ov.download_gb_per_s * GB)
+    )
+    nccl_s = ov.nccl_init_min * SECONDS_PER_MINUTE if n > 1 else 0.0
+    fixed_wall_s = (
+        ov.provisioning_min * SECONDS_PER_MINUTE
+        + download_s
+        + ov.warmup_min * SECONDS_PER_MINUTE
+        + nccl_s
+        + ov.idle_hours_per_run * SECONDS_PER_HOUR
+    )
+    gen_flops_per_token = 2.0 * counts.matmul_active  # generation: a forward pass (article 000)
+    eval_tokens = ov.eval_passes_per_run * ov.eval_examples * ov.eval_output_tokens
+    return TimePlan(
+        total_flops=total_flops,
+        slowdown=slowdown,
+        num_gpus=n,
+        fixed_wall_s=fixed_wall_s,
+        eval_flops=eval_tokens * gen_flops_per_token,
+        rl_flops=ov.rl_generation_ratio * tokens_processed * gen_flops_per_token,
+        ckpt_write_s=checkpoint.resumable_bytes / (ov.checkpoint_write_gb_per_s * GB),
+        ckpt_interval_s=ov.checkpoint_interval_min * SECONDS_PER_MINUTE,
+        peak=hw.gpu.bf16_tflops * TERA,
+        gen_mfu=ov.generation_mfu,
+        comm_overhead=comm,
+        qlora_slowdown=qlora,
+        offload_slowdown=offload,
+        download_s=download_s,
+        nccl_s=nccl_s,
+    )
+
+
+class RunTime(NamedTuple):
+    """Time and cost of one run at one MFU; the part a sweep recomputes."""
+
+    achieved_flops_per_s: float
+    compute_gpu_s: float
+    train_wall_s: float
+    checkpoint_writes_s: float
+    writes: int
+    eval_s: float
+    rl_s: float
+    held_wall_s: float
+    held_gpu_hours: float
+    on_demand_usd: float
+
+
+def run_time(plan: TimePlan, mfu: float, od_price: float) -> RunTime:
+    achieved = plan.peak * mfu / plan.slowdown
+    compute_gpu_s = plan.total_flops / achieved
+    train_wall_s = compute_gpu_s / plan.num_gpus
+    writes = int(train_wall_s // plan.ckpt_interval_s)
+    ckpt_s = writes * plan.ckpt_write_s
+    gen_rate = plan.peak * plan.gen_mfu * plan.num_gpus
+    eval_s = plan.eval_flops / gen_rate
+    rl_s = plan.rl_flops / gen_rate
+    held_wall_s = plan.fixed_wall_s + train_wall_s + ckpt_s + eval_s + rl_s
+    held_gpu_h = plan.num_gpus * held_wall_s / SECONDS_PER_HOUR
+    return RunTime(
+        achieved, compute_gpu_s, train_wall_s, ckpt_s, writes, eval_s, rl_s, held_wall_s,
+        held_gpu_h, held_gpu_h * od_price,
+    )  # fmt: skip
+
+
+def time_breakdown(
+    inputs: EstimateInputs, plan: TimePlan, rt: RunTime, nodes: int, per_token_flops: float
+) -> TimeBreakdown:
+    ov = inputs.overheads
+    achieved = rt.achieved_flops_per_s
+    return build(
+        TimeBreakdown,
+        num_gpus=plan.num_gpus,
+        nodes=nodes,
+        peak_flops_per_s=plan.peak,
+        achieved_flops_per_s=achieved,
+        effective_mfu=achieved / plan.peak,
+        comm_overhead=plan.comm_overhead,
+        qlora_slowdown=plan.qlora_slowdown,
+        offload_slowdown=plan.offload_slowdown,
+        slowdown=plan.slowdown,
+        tokens_per_s_per_gpu=achieved / per_token_flops,
+        compute_gpu_hours=rt.compute_gpu_s / SECONDS_PER_HOUR,
+        train_wall_s=rt.train_wall_s,
+        provisioning_s=ov.provisioning_min * SECONDS_PER_MINUTE,
+        download_s=plan.download_s,
+        warmup_s=ov.warmup_min * SECONDS_PER_MINUTE,
+        nccl_s=plan.nccl_s,
+        checkpoint_writes_s=rt.checkpoint_writes_s,
+        eval_s=rt.eval_s,
+        rl_generation_s=rt.rl_s,
+        idle_s=ov.idle_hours_per_run * SECONDS_PER_HOUR,
+        held_wall_s=rt.held_wall_s,
+        held_gpu_hours=rt.held_gpu_hours,
+    )
+
+
+class Prices(NamedTuple):
+    """The run's bill around one ``RunTime``: on-demand, spot and the MFU band."""
+
+    cost: CostBreakdown
+    checkpoint: CheckpointSummary
+    project: ProjectSummary
+
+
+def price_run(
+    inputs: EstimateInputs,
+    plan: TimePlan,
+    rt: RunTime,
+    checkpoint: Checkpoint,
+    nodes: int,
+    warnings: list[str],
+) -> Prices:
+    """Cost per run (on-demand, spot), checkpoints and the project budget around it."""
+    eff, ov, sp, pj = inputs.efficiency, inputs.overheads, inputs.spot, inputs.project
+    gpu = inputs.hardware.gpu
+    n, od = plan.num_gpus, gpu.on_demand_usd_per_hour
+    # Article 001 'Interruptible capacity': F = 1 + λ(T/2 + R), λ the job's interruption rate.
+    lam = nodes * sp.interruptions_per_node_hour
+    f_spot = spot_factor(inputs, nodes)
+    spot_price = gpu.spot_usd_per_hour
+    ratio: float | None = None
+    spot_usd: float | None = None
+    take_spot: bool | None = None
+    if spot_price is not None:
+        spot_usd = rt.held_gpu_hours * f_spot * spot_price
+        if od > 0:  # the ratio needs an on-demand price to compare with
+            ratio = spot_price / od * f_spot
+            take_spot = ratio < 1.0
+    per_gpu_s_usd = n * od / SECONDS_PER_HOUR
+    hi = min(eff.mfu * (1 + eff.mfu_band), 1.0)
+    lo = eff.mfu * (1 - eff.mfu_band)
+    low_usd = run_time(plan, hi, od).on_demand_usd
+    high_usd = run_time(plan, lo, od).on_demand_usd if lo > 0 else math.inf
+    idle_s = ov.idle_hours_per_run * SECONDS_PER_HOUR
+    startup_s = plan.fixed_wall_s - idle_s
+    cost = build(
+        CostBreakdown,
+        on_demand_usd_per_hour=od,
+        spot_usd_per_hour=spot_price,
+        compute_only_usd=rt.compute_gpu_s / SECONDS_PER_HOUR * od,
+        training_usd=rt.train_wall_s * per_gpu_s_usd,
+        startup_usd=startup_s * per_gpu_s_usd,
+        checkpoint_usd=rt.checkpoint_writes_s * per_gpu_s_usd,
+        evaluation_usd=rt.eval_s * per_gpu_s_usd,
+        rl_generation_usd=rt.rl_s * per_gpu_s_usd,
+        idle_usd=idle_s * per_gpu_s_usd,
+        on_demand_usd=rt.on_demand_usd,
+        spot_factor=f_spot,
+        job_interruptions_per_hour=lam,
+        spot_price_ratio=ratio,
+        spot_usd=spot_usd,
+        take_spot=take_spot,
+        usd_per_1e18_flops=cal.usd_per_1e18_flops(od, rt.achieved_flops_per_s),
+        low_usd=low_usd,
+        high_usd=high_usd,
+    )
+    ckpt = build(
+        CheckpointSummary,
+        params=checkpoint.params,
+        resumable_bytes=checkpoint.resumable_bytes,
+        bytes_per_param=checkpoint.bytes_per_param,
+        write_s=plan.ckpt_write_s,
+        writes_per_run=rt.writes,
+        storage_bytes=checkpoint.resumable_bytes * pj.checkpoints_retained,
+    )
+    # Project: article 000 'Where the money actually goes'; 001; 004's sample budget.
+    runs = pj.planned_runs + pj.failed_runs
+    run_usd = rt.on_demand_usd
+    if pj.billing == "spot" and spot_usd is not None:
+        run_usd = spot_usd
+    elif pj.billing == "spot":
+        warnings.append("No spot price for this GPU: the project is priced on-demand.")
+    bill_scale = run_usd / rt.on_demand_usd if rt.on_demand_usd > 0 else 1.0
+    storage_usd = ckpt.storage_bytes / GB * pj.storage_usd_per_gb_month * pj.storage_months
+    engineering_usd = (pj.engineering_hours + pj.data_prep_hours) * pj.hourly_rate_usd
+    fixed_usd = storage_usd + engineering_usd
+    project = build(
+        ProjectSummary,
+        runs=runs,
+        run_usd=run_usd,
+        runs_usd=runs * run_usd,
+        evaluation_usd=runs * cost.evaluation_usd * bill_scale,
+        storage_usd=storage_usd,
+        engineering_usd=engineering_usd,
+        total_usd=runs * run_usd + fixed_usd,
+        low_usd=runs * low_usd * bill_scale + fixed_usd,
+        high_usd=runs * high_usd * bill_scale + fixed_usd,
+    )
+    return Prices(cost, ckpt, project)
+
+
+def spot_factor(inputs: EstimateInputs, nodes: int) -> float:
+    """Article 001: F = 1 + λ(T/2 + R), λ = nodes × interruptions per node-hour."""
+    return cal.spot_overhead_factor(
+        nodes * inputs.spot.interruptions_per_node_hour,
+        inputs.overheads.checkpoint_interval_min / 60.0,
+        inputs.spot.restart_overhead_min / 60.0,
+    )
