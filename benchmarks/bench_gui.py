@@ -49,10 +49,10 @@ class FirstPaint(QObject):
 CHILD_APP = (
     _CHILD_COMMON
     + r"""
-from ftcost_gui.gui.main_window import MainWindow
+from ftcost_gui.gui.window.main_window import MainWindow
 w = MainWindow()
 def painted(elapsed):
-    w.ensure_plots()  # the plots follow the first paint; count their memory too
+    w.charts.ensure_plots()  # the plots follow the first paint; count their memory too
     app.processEvents()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{elapsed:.4f} {rss:.1f}")
@@ -124,7 +124,7 @@ def bench_edits(n: int = 200) -> None:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
-    from ftcost_gui.gui.main_window import MainWindow
+    from ftcost_gui.gui.window.main_window import MainWindow
 
     w = MainWindow(build_plots_now=True)
     w.resize(1440, 900)

@@ -36,7 +36,7 @@ def open_files_from_the_desktop(app, window):
     class _FileOpen(QObject):
         def eventFilter(self, obj, event):
             if event.type() == QEvent.Type.FileOpen and event.file():
-                window.open_file(event.file())
+                window.files.open_file(event.file())
                 return True
             return False
 
@@ -60,14 +60,14 @@ def main(argv: Sequence[str] | None = None, started: float | None = None) -> int
     app.setApplicationVersion(__version__)
     app.setDesktopFileName(DESKTOP_ID)  # matches packaging/linux/*.desktop (taskbar icon)
     from .about import app_icon
-    from .main_window import MainWindow
+    from .window.main_window import MainWindow
 
     app.setWindowIcon(app_icon())
     window = MainWindow()
     open_files_from_the_desktop(app, window)
     files = [a for a in argv[1:] if not a.startswith("-")]
     if files:
-        window.load_path(files[0])
+        window.files.load_path(files[0])
     if os.environ.get(SMOKE_ENV) == "1":
         _exit_after_first_paint(app, window, started)
     window.show()

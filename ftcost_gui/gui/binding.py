@@ -13,7 +13,6 @@ import contextlib
 import math
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from PySide6.QtCore import QObject, QRegularExpression, Qt, Signal
 from PySide6.QtGui import QRegularExpressionValidator
@@ -27,6 +26,8 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.fields import FieldSpec
+from ..core.inputs import EstimateInputs
+from .store import EstimateStore
 
 INT32_MAX = 2**31 - 1
 BIG_FLOAT = 1e9  # floats whose range reaches this get the scientific-notation editor
@@ -298,7 +299,7 @@ class FieldBinding:
     form never re-enters the store (echo ``qt/connect.py``, napari ``attr_to_settr``).
     """
 
-    def __init__(self, store: Any, section: str, spec: FieldSpec, widget: QWidget):
+    def __init__(self, store: EstimateStore, section: str, spec: FieldSpec, widget: QWidget):
         self.store = store
         self.section = section
         self.spec = spec
@@ -326,13 +327,13 @@ class FieldBinding:
     def update_model(self, value: object) -> bool:
         return self.store.set_field(self.section, self.spec.name, value)
 
-    def model_value(self, inputs: Any) -> Any:
-        node = inputs
+    def model_value(self, inputs: EstimateInputs) -> object:
+        node: object = inputs
         for part in self.section.split("."):
             node = getattr(node, part)
         return getattr(node, self.spec.name)
 
-    def update_widget(self, inputs: Any) -> None:
+    def update_widget(self, inputs: EstimateInputs) -> None:
         value = self.model_value(inputs)
         w = self.widget
         current = w.field_value()  # type: ignore[attr-defined]

@@ -3,7 +3,7 @@
 ``CatalogService`` holds the effective catalog (the active user catalog over the built-in one) for
 every view of the window; the hardware panel owns it, the manager dialog and the comparison tab
 use it. ``install_catalog_ui(window)`` adds the rest to a ``MainWindow`` through its public
-attributes only (``store``, ``result_tabs``, ``menuBar()``, ``statusBar()``, ``load_path``):
+attributes only (``store``, ``result_tabs``, ``menuBar()``, ``statusBar()``, ``documentOpened``):
 
 - a menu action that opens the catalog manager (``gui/catalog_editor.py``);
 - problems with catalog files (set aside at start-up) told once: status bar + a warning;
@@ -303,19 +303,12 @@ class CatalogUi(QObject):
         self.price_bar.keepRequested.connect(self.keep_prices)
 
     def _hook_file_open(self) -> None:
-        original = getattr(self.window, "load_path", None)
-        if original is None:
-            return
+        # Examples, recent files, drops and argv all end in the window's documentOpened.
+        self.window.documentOpened.connect(self._on_document_opened)
 
-        def load_path(path, *args, **kwargs):
-            ok = original(path, *args, **kwargs)
-            if ok:
-                self._kept.clear()  # a new file: ask again
-                self.check_prices()
-            return ok
-
-        load_path.__doc__ = original.__doc__
-        self.window.load_path = load_path  # examples, recent files, drops and argv go through it
+    def _on_document_opened(self, _path: object) -> None:
+        self._kept.clear()  # a new file: ask again
+        self.check_prices()
 
     def check_prices(self) -> bool:
         """Show the bar if the estimate's GPU prices differ from the catalog's; True if shown."""

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -23,7 +22,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHeaderView,
     QLabel,
-    QMenu,
     QMessageBox,
     QPushButton,
     QStackedWidget,
@@ -43,6 +41,9 @@ from ..io.safetensors_header import (
     count_safetensors,
 )
 from .model_ui import apply_model, fmt_count, fmt_exact, spec_from_partial
+from .panels.model_panel import ModelPanel
+from .window.actions import ActionSpec
+from .window.services import WindowServices
 
 APP_TITLE = "ftcost"
 CONFIG_FILTER = "Model config (config.json *.json);;All files (*)"
@@ -106,37 +107,6 @@ def config_model_type(path: Path | None) -> str:
     except ModelConfigError:
         return ""
     return value if isinstance(value, str) else ""
-
-
-def checkpoint_text(
-    count: SafetensorsCount | None, spec: ModelSpec | None, error: str = ""
-) -> tuple[str, str]:
-    """(label, tooltip) comparing the header count with the architecture's count."""
-    if count is None:
-        return (f"safetensors: not counted — {error}", error) if error else ("", "")
-    dtypes = sorted(count.dtypes.items(), key=lambda kv: -kv[1])
-    kinds = ", ".join(d.lower() for d, _ in dtypes) or "no tensors"
-    text = f"safetensors: {fmt_exact(count.total_params)} params ({kinds})"
-    files = len(count.files)
-    tip = [
-        f"Counted from the headers of {files} .safetensors file{'s' if files != 1 else ''} "
-        f"({count.tensors:,} tensors, {count.total_bytes / 2**30:,.2f} GiB of weights); "
-        "the weights themselves were not read.",
-    ]
-    if spec is not None:
-        arch = round(count_params(spec).total)
-        diff = count.total_params - arch
-        if diff == 0:
-            text += " — matches"
-            tip.append("Equals the count derived from the architecture.")
-        else:
-            text += f" — differs by {diff:+,} ({diff / arch:+.2%})"
-            tip.append(
-                f"The architecture gives {fmt_exact(arch)}. A checkpoint can store more than the "
-                "model's parameters (a tied output head saved again, buffers such as rotary "
-                "inv_freq or GPT-2's causal masks) or pack them (quantised int4 tensors)."
-            )
-    return text, "\n".join(tip)
 
 
 # --- the cache folder ----------------------------------------------------------------------------
@@ -331,77 +301,54 @@ def _html(text: str) -> str:
 
 
 # --- the actions on the main window --------------------------------------------------------------
-def _file_menu(window: Any) -> QMenu | None:
-    for act in window.menuBar().actions():
-        menu = act.menu()
-        if menu is not None and act.text().replace("&", "").strip().lower() == "file":
-            return menu
-    return None
-
-
 class ModelImportActions(QObject):
-    """Import Model Config… and Models on This Computer…, wired to a window's store."""
+    """Import Model Config… and Models on This Computer…: two rows of the window's action table,
+    two buttons on the model panel, one undoable edit of the store per import."""
 
     imported = Signal(object)  # ModelImport, after it was applied (fully or partly)
 
-    def __init__(self, window: Any):
-        super().__init__(window)
-        self.window = window
+    def __init__(self, services: WindowServices, panel: ModelPanel):
+        super().__init__(services.dialog_parent())
+        self.services, self.panel = services, panel
+        self.store = services.store
         self.cache_dialog: CachedModelsDialog | None = None
         self.last: ModelImport | None = None
-        self.import_action = QAction("&Import Model Config…", window)
-        self.import_action.setObjectName("import_model_config")
-        tip = "Load a model's architecture from a local config.json (offline)"
-        self.import_action.setStatusTip(tip)
-        self.import_action.setToolTip(tip)
-        self.import_action.triggered.connect(self.import_config)
-        self.cached_action = QAction("Models on This &Computer…", window)
-        self.cached_action.setObjectName("cached_models")
-        tip = "List the models in the local Hugging Face cache and load one's architecture"
-        self.cached_action.setStatusTip(tip)
-        self.cached_action.setToolTip(tip)
-        self.cached_action.triggered.connect(self.show_cached_models)
-        self._add_to_menu()
-        panel = self.model_panel()
-        if panel is not None and hasattr(panel, "set_model_actions"):
-            panel.set_model_actions(
-                [
-                    ("Import config.json…", self.import_action),
-                    ("On this computer…", self.cached_action),
-                ]
+        self.import_action = services.add_action(
+            ActionSpec(
+                "import_model_config",
+                "&Import Model Config…",
+                self.import_config,
+                tip="Load a model's architecture from a local config.json (offline)",
+                menu="file",
+                section="import",
             )
-
-    @property
-    def store(self) -> Any:
-        return self.window.store
-
-    def model_panel(self) -> Any:
-        panels = getattr(self.window, "panels", None)
-        return panels.get("model") if isinstance(panels, dict) else None
-
-    def _add_to_menu(self) -> None:
-        menu = _file_menu(self.window)
-        if menu is None:
-            self.window.addActions([self.import_action, self.cached_action])
-            return
-        separators = [a for a in menu.actions() if a.isSeparator()]
-        before = separators[0] if separators else None
-        if before is None:
-            menu.addSeparator()
-            menu.addActions([self.import_action, self.cached_action])
-            return
-        menu.insertSeparator(before)
-        menu.insertActions(before, [self.import_action, self.cached_action])
+        )
+        self.cached_action = services.add_action(
+            ActionSpec(
+                "cached_models",
+                "Models on This &Computer…",
+                self.show_cached_models,
+                tip="List the models in the local Hugging Face cache and load one's architecture",
+                menu="file",
+                section="import",
+            )
+        )
+        panel.set_model_actions(
+            [("Import config.json…", self.import_action), ("On this computer…", self.cached_action)]
+        )
 
     # --- import ----------------------------------------------------------------------------------
     def _ask_model_path(self) -> str:
         """The config.json to import ('' if cancelled); tests monkeypatch this."""
-        settings = getattr(self.window, "settings", None)
-        start = str(settings.value(SETTINGS_KEY, "", type=str)) if settings is not None else ""
+        settings = self.services.settings
+        start = str(settings.value(SETTINGS_KEY, "", type=str))
         path, _ = QFileDialog.getOpenFileName(
-            self.window, "Import model config", start or str(Path.home()), CONFIG_FILTER
+            self.services.dialog_parent(),
+            "Import model config",
+            start or str(Path.home()),
+            CONFIG_FILTER,
         )
-        if path and settings is not None:
+        if path:
             settings.setValue(SETTINGS_KEY, str(Path(path).parent))
         return path
 
@@ -415,35 +362,31 @@ class ModelImportActions(QObject):
         """Import a config.json or model folder; True when the whole architecture was loaded."""
         result = read_model(path, name)
         self.last = result
-        panel = self.model_panel()
+        parent = self.services.dialog_parent()
         where = result.source.name if result.source.name != "config.json" else str(result.source)
         if result.spec is not None:
             if not apply_model(self.store, result.spec, f"Import {result.spec.name}"):
                 QMessageBox.warning(
-                    self.window,
+                    parent,
                     APP_TITLE,
                     f"{result.spec.name} could not be used with the other inputs.",
                 )
                 return False
-            if panel is not None and hasattr(panel, "show_checkpoint"):
-                panel.show_checkpoint(result.spec, result.checkpoint, result.checkpoint_error)
-            self._show_model_tab()
+            self.panel.show_checkpoint(result.spec, result.checkpoint, result.checkpoint_error)
+            self.services.show_panel(self.panel)
             self._status(f"Imported {result.spec.name} from {where}")
             self.imported.emit(result)
             return True
         if not result.partial:
-            QMessageBox.warning(
-                self.window, APP_TITLE, f"Could not import the model.\n\n{result.error}"
-            )
+            QMessageBox.warning(parent, APP_TITLE, f"Could not import the model.\n\n{result.error}")
             return False
         spec, taken = spec_from_partial(self.store.inputs.model, result.partial)
         apply_model(self.store, spec, f"Import {spec.name} (partly)")
-        if panel is not None and hasattr(panel, "show_checkpoint"):
-            panel.show_checkpoint(spec, result.checkpoint, result.checkpoint_error)
-        self._show_model_tab()
+        self.panel.show_checkpoint(spec, result.checkpoint, result.checkpoint_error)
+        self.services.show_panel(self.panel)
         understood = ", ".join(k for k in taken if k != "name") or "only the name"
         QMessageBox.warning(
-            self.window,
+            parent,
             APP_TITLE,
             f"{result.name} was only partly imported.\n\n{result.error}\n\n"
             f"The architecture form now holds what was understood ({understood}); the other "
@@ -454,27 +397,14 @@ class ModelImportActions(QObject):
         self.imported.emit(result)
         return False
 
-    def _show_model_tab(self) -> None:
-        tabs = getattr(self.window, "form_tabs", None)
-        panel = self.model_panel()
-        if tabs is None or panel is None:
-            return
-        for i in range(tabs.count()):
-            w = tabs.widget(i)
-            if w is panel or w.isAncestorOf(panel):
-                tabs.setCurrentIndex(i)
-                return
-
     def _status(self, message: str) -> None:
-        bar = self.window.statusBar() if hasattr(self.window, "statusBar") else None
-        if bar is not None:
-            bar.showMessage(message, 6000)
+        self.services.show_status(message, 6000)
 
     # --- the cache dialog ------------------------------------------------------------------------
     def show_cached_models(self) -> CachedModelsDialog:
         """Open (non-modal) the list of cached models, rescanned."""
         if self.cache_dialog is None:
-            self.cache_dialog = CachedModelsDialog(self.window)
+            self.cache_dialog = CachedModelsDialog(self.services.dialog_parent())
             self.cache_dialog.modelChosen.connect(self._use_cached)
         self.cache_dialog.rescan()
         self.cache_dialog.show()

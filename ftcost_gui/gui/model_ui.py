@@ -1,23 +1,21 @@
-"""Model facts as text, "load this architecture" as one undoable edit, and the model actions.
+"""Model facts as text, and "load this architecture" as one undoable edit.
 
-The formatting helpers are shared by the model panel (preset picker, parameter count), the
-training panel (LoRA target counts) and the import dialogs (``model_import``).
-``install_model_ui(window)`` adds File → Import Model Config… and File → Models on This
-Computer… to a main window, using only its public ``store`` and menu bar.
+The formatting helpers are shared by the model panel (preset picker, parameter count, the
+checkpoint count), the training panel (LoRA target counts) and the import dialogs
+(``model_import``), which also use ``apply_model``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
 from ..core.architecture import ModelSpec, count_params, effective_counts
 from ..core.catalog import ModelPreset
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .model_import import ModelImportActions
+from ..io.safetensors_header import SafetensorsCount
+from .store import EstimateStore
 
 CUSTOM = "__custom__"
 
@@ -140,8 +138,39 @@ def param_summary(spec: ModelSpec, preset: ModelPreset | None = None) -> tuple[s
     return text, "\n".join(tip)
 
 
+def checkpoint_text(
+    count: SafetensorsCount | None, spec: ModelSpec | None, error: str = ""
+) -> tuple[str, str]:
+    """(label, tooltip) comparing the header count with the architecture's count."""
+    if count is None:
+        return (f"safetensors: not counted — {error}", error) if error else ("", "")
+    dtypes = sorted(count.dtypes.items(), key=lambda kv: -kv[1])
+    kinds = ", ".join(d.lower() for d, _ in dtypes) or "no tensors"
+    text = f"safetensors: {fmt_exact(count.total_params)} params ({kinds})"
+    files = len(count.files)
+    tip = [
+        f"Counted from the headers of {files} .safetensors file{'s' if files != 1 else ''} "
+        f"({count.tensors:,} tensors, {count.total_bytes / 2**30:,.2f} GiB of weights); "
+        "the weights themselves were not read.",
+    ]
+    if spec is not None:
+        arch = round(count_params(spec).total)
+        diff = count.total_params - arch
+        if diff == 0:
+            text += " — matches"
+            tip.append("Equals the count derived from the architecture.")
+        else:
+            text += f" — differs by {diff:+,} ({diff / arch:+.2%})"
+            tip.append(
+                f"The architecture gives {fmt_exact(arch)}. A checkpoint can store more than the "
+                "model's parameters (a tied output head saved again, buffers such as rotary "
+                "inv_freq or GPT-2's causal masks) or pack them (quantised int4 tensors)."
+            )
+    return text, "\n".join(tip)
+
+
 # --- edits ---------------------------------------------------------------------------------------
-def apply_model(store: Any, spec: ModelSpec, description: str) -> bool:
+def apply_model(store: EstimateStore, spec: ModelSpec, description: str) -> bool:
     """Replace the model section in one undoable edit; False if the inputs reject it."""
     try:
         new = store.inputs.edited("model", **spec.model_dump())
@@ -175,13 +204,3 @@ def spec_from_partial(base: ModelSpec, partial: dict[str, Any]) -> tuple[ModelSp
         current = trial
         taken.append(key)
     return ModelSpec.model_validate(current), taken
-
-
-# --- installing the actions on a window ----------------------------------------------------------
-def install_model_ui(window: Any) -> ModelImportActions:
-    """Add the model import actions to ``window`` (its File menu and the model panel)."""
-    from .model_import import ModelImportActions
-
-    actions = ModelImportActions(window)
-    window.model_ui = actions
-    return actions

@@ -40,7 +40,7 @@ def dialogs(_no_real_modal_dialogs):
 
 @pytest.fixture
 def window(qtbot):
-    from ftcost_gui.gui.main_window import MainWindow
+    from ftcost_gui.gui.window.main_window import MainWindow
 
     w = MainWindow(build_plots_now=True)
     qtbot.addWidget(w)

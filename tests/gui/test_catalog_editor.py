@@ -222,7 +222,7 @@ def test_corrupt_catalog_told_once_and_moved(qtbot, dialogs):
     _user_catalog("Good", activate=True)
     folder = catalogs_dir()
     (folder / "bad.json").write_text("{not json", encoding="utf-8")
-    from ftcost_gui.gui.main_window import MainWindow
+    from ftcost_gui.gui.window.main_window import MainWindow
 
     w = MainWindow()
     qtbot.addWidget(w)
@@ -252,7 +252,7 @@ def test_price_bar_on_open_and_update(window, qtbot, tmp_path):
     window.panels["hardware"].catalog.reload()
     ui = window.catalog_ui
     assert not ui.price_bar.isVisible()
-    assert window.load_path(path)
+    assert window.files.load_path(path)
     assert ui.price_bar.isVisible()
     assert ui.price_bar.text.text() == (
         "This estimate uses $3.00/h; your catalog 'My prices' says $2.50/h (H100 SXM)."
@@ -262,10 +262,10 @@ def test_price_bar_on_open_and_update(window, qtbot, tmp_path):
     assert window.store.inputs.hardware.gpu.on_demand_usd_per_hour == 2.5
     assert window.undo_stack.count() == 1 and window.isWindowModified()
     assert load_estimate(path).hardware.gpu.on_demand_usd_per_hour == 3.0  # until saved
-    window.undo_action.trigger()
+    window.action("undo").trigger()
     assert window.store.inputs.hardware.gpu.on_demand_usd_per_hour == 3.0
     # Keep: the bar goes, the prices stay.
-    assert window.load_path(path)
+    assert window.files.load_path(path)
     assert ui.price_bar.isVisible()
     qtbot.mouseClick(ui.price_bar.keep_button, Qt.MouseButton.LeftButton)
     assert not ui.price_bar.isVisible()
@@ -275,7 +275,7 @@ def test_price_bar_on_open_and_update(window, qtbot, tmp_path):
 def test_no_price_bar_when_prices_match(window, tmp_path):
     path = tmp_path / "job.ftcost"
     save_estimate(path, window.store.inputs)
-    assert window.load_path(path)
+    assert window.files.load_path(path)
     assert not window.catalog_ui.price_bar.isVisible()
 
 
@@ -316,7 +316,7 @@ def test_price_bar_follows_the_selected_scenario(window, tmp_path):
         ),
     )
     ui = window.catalog_ui
-    assert window.load_path(path)
+    assert window.files.load_path(path)
     assert not ui.price_bar.isVisible()  # A matches the built-in catalog
     window.store.select_scenario(1)
     assert ui.price_bar.isVisible()

@@ -7,8 +7,9 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QMessageBox
 
 from ftcost_gui.core import estimate
-from ftcost_gui.gui.main_window import MainWindow
 from ftcost_gui.gui.settings import open_settings, recent_files
+from ftcost_gui.gui.window.files import example_paths
+from ftcost_gui.gui.window.main_window import MainWindow
 from ftcost_gui.io.estimate_file import load_estimate, save_estimate
 
 
@@ -20,18 +21,18 @@ def _edit(window, mfu=0.47):
 def test_save_as_then_reopen(window, tmp_path, monkeypatch):
     _edit(window)
     target = tmp_path / "plan.ftcost"
-    monkeypatch.setattr(window, "_ask_save_path", lambda: str(target))
-    window.save_as_action.trigger()
+    monkeypatch.setattr(window.files, "_ask_save_path", lambda: str(target))
+    window.action("save_as").trigger()
     assert target.exists()
     assert window.windowTitle() == "plan.ftcost[*] — ftcost"
     assert not window.isWindowModified()
     saved_inputs = window.store.inputs
     assert load_estimate(target) == saved_inputs
 
-    window.file_new()
+    window.files.new()
     assert window.store.inputs != saved_inputs
-    monkeypatch.setattr(window, "_ask_open_path", lambda: str(target))
-    window.open_action.trigger()
+    monkeypatch.setattr(window.files, "_ask_open_path", lambda: str(target))
+    window.action("open").trigger()
     assert window.store.inputs == saved_inputs
     assert window.store.result == estimate(saved_inputs)
     assert window.store.path == target
@@ -41,10 +42,10 @@ def test_save_as_then_reopen(window, tmp_path, monkeypatch):
 
 def test_save_uses_current_path_without_dialog(window, tmp_path):
     target = tmp_path / "a.ftcost"
-    window.load_path(_write(tmp_path, "a.ftcost", window.store.inputs))
+    window.files.load_path(_write(tmp_path, "a.ftcost", window.store.inputs))
     _edit(window, 0.33)
     assert window.isWindowModified()
-    window.save_action.trigger()  # no dialog: the autouse stub would raise
+    window.action("save").trigger()  # no dialog: the autouse stub would raise
     assert load_estimate(target).efficiency.mfu == 0.33
     assert not window.isWindowModified()
 
@@ -66,13 +67,13 @@ def test_dirty_close_cancel_keeps_window(window, monkeypatch, qtbot):
     monkeypatch.setattr(QMessageBox, "question", staticmethod(cancel))
     assert window.close() is False
     assert window.isVisible() and asked
-    assert window.file_new() is False
+    assert window.files.new() is False
     assert window.store.inputs.efficiency.mfu == 0.47
 
 
 def test_dirty_discard_proceeds(window, dialogs):
     _edit(window)
-    assert window.file_new() is True  # stub answers Discard
+    assert window.files.new() is True  # stub answers Discard
     assert dialogs["question"]
     assert window.store.inputs.efficiency.mfu == 0.4
     assert not window.isWindowModified()
@@ -84,7 +85,7 @@ def test_dirty_save_on_close_writes_file(window, tmp_path, monkeypatch):
     monkeypatch.setattr(
         QMessageBox, "question", staticmethod(lambda *a, **k: QMessageBox.StandardButton.Save)
     )
-    monkeypatch.setattr(window, "_ask_save_path", lambda: str(target))
+    monkeypatch.setattr(window.files, "_ask_save_path", lambda: str(target))
     assert window.close() is True
     assert load_estimate(target).efficiency.mfu == 0.47
 
@@ -108,13 +109,13 @@ def test_corrupt_and_foreign_files_leave_document(window, tmp_path, dialogs):
     for name, text in cases.items():
         p = tmp_path / name
         p.write_text(text)
-        assert window.load_path(p) is False
+        assert window.files.load_path(p) is False
         assert window.store.inputs == before
         assert window.isWindowModified()
     assert len(dialogs["warning"]) == len(cases)
     messages = " ".join(str(a[2]) for a in dialogs["warning"])
     assert "newer" in messages and "not valid JSON" in messages
-    assert window.load_path(tmp_path / "missing.ftcost") is False
+    assert window.files.load_path(tmp_path / "missing.ftcost") is False
 
 
 def test_drop_a_file_opens_it(window, tmp_path):
@@ -151,7 +152,7 @@ def test_drop_a_file_opens_it(window, tmp_path):
 
 
 def test_examples_menu_opens_each(window):
-    paths = window.example_paths()
+    paths = example_paths()
     names = {p.name for p in paths}
     assert {
         "article-000-qwen2.5-7b-full.ftcost",
@@ -159,7 +160,7 @@ def test_examples_menu_opens_each(window):
         "article-003-70b-qlora.ftcost",
         "article-004-7b-lora-a100.ftcost",
     } <= names
-    actions = window.examples_menu.actions()
+    actions = window.files.examples_menu.actions()
     assert len(actions) == len(paths)
     for act in actions:
         act.trigger()
@@ -170,13 +171,13 @@ def test_examples_menu_opens_each(window):
 
 def test_recent_menu_and_clear(window, tmp_path):
     for name in ("one.ftcost", "two.ftcost"):
-        window.load_path(_write(tmp_path, name, window.store.inputs))
-    window._rebuild_recent_menu()
-    texts = [a.text() for a in window.recent_menu.actions()]
+        window.files.load_path(_write(tmp_path, name, window.store.inputs))
+    window.files.rebuild_recent_menu()
+    texts = [a.text() for a in window.files.recent_menu.actions()]
     assert texts[:2] == ["two.ftcost", "one.ftcost"]
-    window.recent_menu.actions()[1].trigger()
+    window.files.recent_menu.actions()[1].trigger()
     assert window.store.path.name == "one.ftcost"
-    clear = next(a for a in window.recent_menu.actions() if "Clear" in a.text())
+    clear = next(a for a in window.files.recent_menu.actions() if "Clear" in a.text())
     clear.trigger()
     assert recent_files(open_settings()) == []
 
@@ -256,3 +257,44 @@ def test_macos_file_open_event_opens_the_file(window, qapp, tmp_path):
         assert window.store.result == estimate(window.store.inputs)
     finally:
         qapp.removeEventFilter(handler)
+
+
+def test_a_file_whose_estimate_fails_shows_no_figures_of_the_previous_one(
+    window, tmp_path, monkeypatch
+):
+    """Issue 12: the new title and inputs never sit beside the previous file's figures."""
+    import ftcost_gui.gui.store as store_mod
+    from ftcost_gui.core import EstimateInputs
+
+    real = store_mod.estimate
+
+    def estimate(inputs):  # a file that validates but that the core cannot estimate
+        if inputs.efficiency.mfu == 0.23:
+            raise ArithmeticError("the step time is not finite")
+        return real(inputs)
+
+    monkeypatch.setattr(store_mod, "estimate", estimate)
+    before = window.summary_label.text()
+    assert window.results_stack.currentWidget() is window.results_page
+    doc = window.store.inputs.model_dump()
+    doc["efficiency"]["mfu"] = 0.23
+    path = _write(tmp_path, "broken.ftcost", EstimateInputs.model_validate(doc))
+    monkeypatch.setattr(window.files, "_ask_open_path", lambda: str(path))
+    window.action("open").trigger()
+
+    assert window.windowTitle() == "broken.ftcost[*] — ftcost"
+    assert window.store.inputs.efficiency.mfu == 0.23
+    assert window.results_stack.currentWidget() is window.failed_page
+    assert not window.headline.isVisible() and not window.result_tabs.isVisible()
+    assert window.failed_page.isVisible()
+    assert "the step time is not finite" in window.failed_page.text.text()
+    assert window.summary_label.text() != before
+    assert "estimate failed" in window.summary_label.text()
+
+    # An edit the core can estimate brings the figures back, those of the edited inputs.
+    window.store.set_field("efficiency", "mfu", 0.3)
+    window.store.recompute_now()
+    assert window.results_stack.currentWidget() is window.results_page
+    assert window.headline.isVisible()
+    assert window.store.result == estimate(window.store.inputs)
+    assert "$" in window.summary_label.text() and window.summary_label.text() != before

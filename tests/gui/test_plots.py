@@ -16,7 +16,7 @@ from ftcost_gui.gui.variants import variant_inputs
 
 def test_memory_bars_match_estimate(window):
     inputs, result = window.store.inputs, window.store.result
-    plot = window.memory_plot
+    plot = window.charts.memory_plot
     assert plot.methods == COMPARED
     for i, method in enumerate(COMPARED):
         r = (
@@ -44,7 +44,7 @@ def test_memory_bars_match_estimate(window):
 def test_memory_plot_follows_method_and_adds_current(window):
     window.store.set_field("training", "method", "full_bf16_adamw")
     window.store.recompute_now()
-    plot = window.memory_plot
+    plot = window.charts.memory_plot
     assert plot.methods == (*COMPARED, "full_bf16_adamw")
     assert plot.current_method == "full_bf16_adamw"
     assert plot.highlight.opts["x"][0] == 4.0
@@ -55,14 +55,14 @@ def test_memory_plot_na_label(window):
     window.store.set_field("training", "sharding", "none")
     window.store.set_field("model", "num_layers", 200)
     window.store.recompute_now()
-    plot = window.memory_plot
+    plot = window.charts.memory_plot
     assert plot.gpus_needed["full_amp_adamw"] is None
     assert plot.count_labels[0].textItem.toPlainText().endswith("n/a")
 
 
 def test_cost_curves_match_sweep(window):
     inputs, result = window.store.inputs, window.store.result
-    plot = window.cost_plot
+    plot = window.charts.cost_plot
     points = sweep_mfu(inputs, MFUS)
     x, y = plot.od_curve.getData()
     assert np.allclose(x, [p.mfu * 100 for p in points])
@@ -80,7 +80,7 @@ def test_cost_curves_match_sweep(window):
 
 
 def test_cost_hover_shows_values(window, qtbot):
-    plot = window.cost_plot
+    plot = window.charts.cost_plot
     qtbot.waitUntil(lambda: plot.view_box.width() > 10, timeout=2000)
     scene_pos = plot.view_box.mapViewToScene(QPointF(40.0, 5.0))
     plot._on_scene_mouse_moved(scene_pos)
@@ -97,8 +97,8 @@ def test_cost_hover_shows_values(window, qtbot):
 def test_export_png_and_svg(window, tmp_path, which):
     png = tmp_path / f"{which}.png"
     svg = tmp_path / f"{which}.svg"
-    assert window.export_plot(which, "png", str(png))
-    assert window.export_plot(which, "svg", str(svg))
+    assert window.exports.export_plot(which, "png", str(png))
+    assert window.exports.export_plot(which, "svg", str(svg))
     assert png.stat().st_size > 1000
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     text = svg.read_text()
@@ -109,17 +109,17 @@ def test_export_png_and_svg(window, tmp_path, which):
 
 def test_export_via_menu_asks_for_path(window, tmp_path, monkeypatch):
     target = tmp_path / "via-menu.svg"
-    monkeypatch.setattr(window, "_ask_export_path", lambda fmt: str(target))
-    window.memory_plot.svg_action.trigger()
+    monkeypatch.setattr(window.exports, "_ask_export_path", lambda fmt: str(target))
+    window.charts.memory_plot.svg_action.trigger()
     assert target.exists() and target.stat().st_size > 0
 
 
 def test_plots_are_built_after_first_paint(qtbot):
-    from ftcost_gui.gui.main_window import MainWindow
+    from ftcost_gui.gui.window.main_window import MainWindow
 
     w = MainWindow()
     qtbot.addWidget(w)
-    assert w.memory_plot is None
+    assert w.charts.memory_plot is None
     w.show()
-    qtbot.waitUntil(lambda: w.memory_plot is not None, timeout=3000)
-    assert w.cost_plot.x.size == len(MFUS)
+    qtbot.waitUntil(lambda: w.charts.memory_plot is not None, timeout=3000)
+    assert w.charts.cost_plot.x.size == len(MFUS)

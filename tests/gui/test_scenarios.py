@@ -15,6 +15,7 @@ from ftcost_gui.core.scenarios import compare_scenarios
 from ftcost_gui.core.units import GIB, fmt_usd
 from ftcost_gui.gui.plots.cost_plot import MFUS
 from ftcost_gui.gui.store import EstimateStore
+from ftcost_gui.gui.window.exports import report_format
 from ftcost_gui.io.estimate_file import load_document, load_estimate
 from ftcost_gui.io.export_csv import read_results_csv
 from ftcost_gui.report.tables import fmt_delta
@@ -27,12 +28,12 @@ def _names(window):
 
 
 def _tab_texts(window):
-    tabs = window.scenario_tabs
+    tabs = window.scenarios.tabs
     return [tabs.tabText(i) for i in range(tabs.count())]
 
 
 def _click_tab(qtbot, window, index, double=False):
-    tabs = window.scenario_tabs
+    tabs = window.scenarios.tabs
     center = tabs.tabRect(index).center()
     if double:
         qtbot.mouseDClick(tabs, Qt.MouseButton.LeftButton, pos=center)
@@ -45,9 +46,9 @@ def test_scenario_operations_with_tabs_and_undo(window, qtbot, monkeypatch, dial
     assert _tab_texts(window) == ["Scenario 1"] and not window.isWindowModified()
     mfu = window.panels["hardware"].editor("efficiency", "mfu")
 
-    window.add_scenario_action.trigger()
+    window.action("add_scenario").trigger()
     assert _names(window) == ["Scenario 1", "Scenario 2"] == _tab_texts(window)
-    assert window.store.active == 1 and window.scenario_tabs.currentIndex() == 1
+    assert window.store.active == 1 and window.scenarios.tabs.currentIndex() == 1
     assert window.isWindowModified()
     mfu.setValue(0.52)  # edits the selected scenario only
     assert window.store.document.scenarios[1].inputs.efficiency.mfu == 0.52
@@ -59,25 +60,25 @@ def test_scenario_operations_with_tabs_and_undo(window, qtbot, monkeypatch, dial
     cost_card = window.headline.cards["cost"].value.text()
     assert cost_card.startswith(fmt_usd(window.store.result.cost.on_demand_usd))
 
-    window.duplicate_scenario_action.trigger()
+    window.action("duplicate_scenario").trigger()
     assert _names(window) == ["Scenario 1", "Scenario 1 (2)", "Scenario 2"] == _tab_texts(window)
     assert window.store.active == 1
 
-    monkeypatch.setattr(window, "_ask_scenario_name", lambda title, current: "  Plan  B ")
+    monkeypatch.setattr(window.scenarios, "_ask_scenario_name", lambda title, current: "  Plan  B ")
     _click_tab(qtbot, window, 1, double=True)
     assert _names(window)[1] == "Plan B" == _tab_texts(window)[1]
-    monkeypatch.setattr(window, "_ask_scenario_name", lambda title, current: "Scenario 2")
-    assert window.rename_scenario(1) is False  # taken: refused with a message
+    monkeypatch.setattr(window.scenarios, "_ask_scenario_name", lambda title, current: "Scenario 2")
+    assert window.scenarios.rename(1) is False  # taken: refused with a message
     assert "already" in str(dialogs["warning"][-1][2]) and _names(window)[1] == "Plan B"
 
-    window.scenario_tabs.moveTab(0, 2)  # what a drag does
+    window.scenarios.tabs.moveTab(0, 2)  # what a drag does
     assert _names(window) == ["Plan B", "Scenario 2", "Scenario 1"] == _tab_texts(window)
     assert window.store.document.current.name == "Plan B"  # the selection followed its tab
-    window.move_right_action.trigger()
+    window.action("move_scenario_right").trigger()
     assert _names(window) == ["Scenario 2", "Plan B", "Scenario 1"]
-    assert window.store.active == 1 and window.scenario_tabs.currentIndex() == 1
+    assert window.store.active == 1 and window.scenarios.tabs.currentIndex() == 1
 
-    close = window.scenario_tabs.tabButton(2, QTabBar.ButtonPosition.RightSide)
+    close = window.scenarios.tabs.tabButton(2, QTabBar.ButtonPosition.RightSide)
     close.click()
     assert _names(window) == ["Scenario 2", "Plan B"] == _tab_texts(window)
     assert window.store.active == 1
@@ -86,35 +87,35 @@ def test_scenario_operations_with_tabs_and_undo(window, qtbot, monkeypatch, dial
     steps = window.undo_stack.count()
     assert steps == 7
     for _ in range(steps):
-        window.undo_action.trigger()
+        window.action("undo").trigger()
     assert window.store.document.scenarios == original.scenarios
     assert _tab_texts(window) == ["Scenario 1"]
     assert not window.isWindowModified()
     for _ in range(steps):
-        window.redo_action.trigger()
+        window.action("redo").trigger()
     assert _names(window) == ["Scenario 2", "Plan B"]
     assert window.store.document.scenarios[0].inputs.efficiency.mfu == 0.52
     assert window.isWindowModified()
 
 
 def test_last_scenario_cannot_be_deleted(window):
-    assert window.delete_scenario() is False
-    assert not window.delete_scenario_action.isEnabled()
-    assert window.scenario_tabs.tabsClosable() is False
+    assert window.scenarios.delete() is False
+    assert not window.action("delete_scenario").isEnabled()
+    assert window.scenarios.tabs.tabsClosable() is False
     assert len(window.store.document.scenarios) == 1
 
 
 def test_undo_after_switching_keeps_other_scenario_edits(window):
     store = window.store
-    window.duplicate_scenario()
+    window.scenarios.duplicate()
     store.set_field("efficiency", "mfu", 0.3)  # scenario 2
     store.select_scenario(0)
     store.set_field("efficiency", "mfu", 0.5)  # scenario 1
     store.select_scenario(1)
-    window.undo_action.trigger()  # undoes scenario 1's edit and shows scenario 1
+    window.action("undo").trigger()  # undoes scenario 1's edit and shows scenario 1
     assert store.active == 0
     assert [s.inputs.efficiency.mfu for s in store.document.scenarios] == [0.4, 0.3]
-    window.undo_action.trigger()
+    window.action("undo").trigger()
     assert [s.inputs.efficiency.mfu for s in store.document.scenarios] == [0.4, 0.4]
     assert store.active == 1
 
@@ -143,21 +144,21 @@ def test_store_scenario_operations(qtbot):
 
 def test_compare_methods_creates_three_scenarios(window):
     before = window.store.document
-    window.compare_methods_action.trigger()
+    window.action("compare_methods").trigger()
     doc = window.store.document
     assert len(doc.scenarios) == len(before.scenarios) + 3
     added = doc.scenarios[-3:]
     assert [s.inputs.training.method for s in added] == ["full_amp_adamw", "lora", "qlora"]
     assert [s.name for s in added] == [f"Scenario 1 · {x}" for x in ("Full FT", "LoRA", "QLoRA")]
     assert window.result_tabs.currentWidget() is window.compare
-    assert window.chart_mode.currentData() == "scenarios"
+    assert window.charts.chart_mode.currentData() == "scenarios"
     assert window.undo_stack.count() == 1
-    window.undo_action.trigger()
+    window.action("undo").trigger()
     assert window.store.document == before
 
 
 def test_comparison_table_marks_best_and_baseline_deltas(window):
-    window.compare_methods()
+    window.scenarios.compare_methods()
     doc, results = window.store.document, window.store.results
     view = window.compare
     rows = compare_scenarios(results, 0)
@@ -184,10 +185,10 @@ def test_comparison_table_marks_best_and_baseline_deltas(window):
 
 
 def test_scenario_plots_overlay_and_export(window, tmp_path):
-    window.compare_methods()
-    memory, cost = window.scenario_plots
+    window.scenarios.compare_methods()
+    memory, cost = window.charts.scenario_plots
     doc, results = window.store.document, window.store.results
-    assert window.charts_stack.currentWidget() is window.scenario_plots_splitter
+    assert window.charts.charts_stack.currentWidget() is window.charts.scenario_plots_splitter
     assert len(cost.curves) == len(doc.scenarios)
     for s, curve in zip(doc.scenarios, cost.curves, strict=True):
         _x, y = curve.getData()
@@ -198,33 +199,33 @@ def test_scenario_plots_overlay_and_export(window, tmp_path):
     assert memory.totals_gib() == pytest.approx([r.memory.total_bytes / GIB for r in results])
     for which in ("memory", "cost"):
         png, svg = tmp_path / f"{which}.png", tmp_path / f"{which}.svg"
-        assert window.export_plot(which, "png", str(png))
-        assert window.export_plot(which, "svg", str(svg))
+        assert window.exports.export_plot(which, "png", str(png))
+        assert window.exports.export_plot(which, "svg", str(svg))
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000
         assert ET.fromstring(svg.read_text()).tag.endswith("svg")
-    window.set_chart_mode("method")
-    assert window.visible_plot("cost") is window.cost_plot
+    window.charts.set_mode("method")
+    assert window.charts.visible_plot("cost") is window.charts.cost_plot
 
 
 def test_multi_scenario_save_and_open_round_trip(window, tmp_path, monkeypatch):
-    window.compare_methods()
+    window.scenarios.compare_methods()
     window.store.rename_scenario(0, "Baseline plan")
     window.store.select_scenario(2)
     doc = window.store.document
     target = tmp_path / "plans.ftcost"
-    monkeypatch.setattr(window, "_ask_save_path", lambda: str(target))
-    window.save_as_action.trigger()
+    monkeypatch.setattr(window.files, "_ask_save_path", lambda: str(target))
+    window.action("save_as").trigger()
     assert not window.isWindowModified()
     assert load_document(target) == doc
     assert json.loads(target.read_text())["version"] == 2
 
-    window.file_new()
+    window.files.new()
     assert len(window.store.document.scenarios) == 1
-    monkeypatch.setattr(window, "_ask_open_path", lambda: str(target))
-    window.open_action.trigger()
+    monkeypatch.setattr(window.files, "_ask_open_path", lambda: str(target))
+    window.action("open").trigger()
     assert window.store.document == doc
     assert _tab_texts(window) == [s.name for s in doc.scenarios]
-    assert window.scenario_tabs.currentIndex() == 2
+    assert window.scenarios.tabs.currentIndex() == 2
     assert window.store.results == [estimate(s.inputs) for s in doc.scenarios]
     assert window.undo_stack.count() == 0 and not window.isWindowModified()
 
@@ -232,31 +233,31 @@ def test_multi_scenario_save_and_open_round_trip(window, tmp_path, monkeypatch):
 def test_version_1_file_migrates_in_window(window, tmp_path):
     src = DATA / "estimate_v1.ftcost"
     assert json.loads(src.read_text())["version"] == 1
-    assert window.load_path(src)
+    assert window.files.load_path(src)
     assert _tab_texts(window) == ["Scenario 1"]
     assert window.store.inputs == load_estimate(src)
     window.store.rename_scenario(0, "Migrated")
     target = tmp_path / "migrated.ftcost"
-    assert window._write(target)
+    assert window.files.write(target)
     saved = json.loads(target.read_text())
     assert saved["version"] == 2 and saved["scenarios"][0]["name"] == "Migrated"
 
 
 def test_version_2_fixture_opens_on_its_active_scenario(window):
-    assert window.load_path(DATA / "estimate_v2.ftcost")
+    assert window.files.load_path(DATA / "estimate_v2.ftcost")
     assert _tab_texts(window) == ["Full FT", "LoRA r16", "QLoRA r16"]
-    assert window.store.active == 1 and window.scenario_tabs.currentIndex() == 1
+    assert window.store.active == 1 and window.scenarios.tabs.currentIndex() == 1
     method = window.panels["training"].editor("training", "method")
     assert method.currentData() == "lora"
-    assert window.chart_mode.currentData() == "scenarios"  # several scenarios: side by side
+    assert window.charts.chart_mode.currentData() == "scenarios"  # several scenarios: side by side
     assert "LoRA r16:" in window.summary_label.text()
 
 
 def test_export_results_csv_round_trips(window, tmp_path, monkeypatch):
-    window.compare_methods()
+    window.scenarios.compare_methods()
     target = tmp_path / "results.csv"
-    monkeypatch.setattr(window, "_ask_export_file", lambda *a: str(target))
-    window.export_results_action.trigger()
+    monkeypatch.setattr(window.exports, "_ask_export_file", lambda *a: str(target))
+    window.action("export_results").trigger()
     table = read_results_csv(target.read_text())
     for s in window.store.document.scenarios:
         r = estimate(s.inputs)
@@ -266,13 +267,13 @@ def test_export_results_csv_round_trips(window, tmp_path, monkeypatch):
 
 
 def test_export_report_from_window(window, tmp_path, monkeypatch):
-    window.compare_methods()
+    window.scenarios.compare_methods()
     target = tmp_path / "report.html"
-    monkeypatch.setattr(window, "_ask_report_path", lambda: str(target))
-    window.export_report_action.trigger()
+    monkeypatch.setattr(window.exports, "_ask_report_path", lambda: str(target))
+    window.action("export_report").trigger()
     html = target.read_text()
     for s, r in zip(window.store.document.scenarios, window.store.results, strict=True):
         assert s.name in html
         assert fmt_usd(r.cost.on_demand_usd) in html
     assert html.count('src="data:image/png;base64,') == 2
-    assert window.report_format("x.md") == "md" and window.report_format("x.PDF") == "pdf"
+    assert report_format("x.md") == "md" and report_format("x.PDF") == "pdf"

@@ -165,18 +165,18 @@ def test_undo_redo_restores_values(window, qtbot):
     spin.setValue(0.5)
     assert window.undo_stack.count() == 2
     assert window.isWindowModified()
-    window.undo_action.trigger()
+    window.action("undo").trigger()
     assert window.store.inputs.efficiency.mfu == 0.45
     assert spin.value() == 0.45
-    window.undo_action.trigger()
+    window.action("undo").trigger()
     assert window.store.inputs == article_000()
     assert not window.isWindowModified()  # back at the clean state
-    window.redo_action.trigger()
+    window.action("redo").trigger()
     assert window.store.inputs.efficiency.mfu == 0.45
     window.store.recompute_now()
     _assert_views_match(window, window.store.inputs)
-    assert any(s.matches(QKeySequence("Ctrl+Shift+Z")) for s in window.redo_action.shortcuts())
-    assert window.undo_action.shortcuts()
+    assert any(s.matches(QKeySequence("Ctrl+Shift+Z")) for s in window.action("redo").shortcuts())
+    assert window.action("undo").shortcuts()
 
 
 def test_explain_view_shows_current_numbers(window):
@@ -221,10 +221,10 @@ def test_tab_order_follows_rows(window):
 
 
 def test_estimate_inputs_default_window(qtbot):
-    from ftcost_gui.gui.main_window import MainWindow
     from ftcost_gui.gui.store import EstimateStore
+    from ftcost_gui.gui.window.main_window import MainWindow
 
     w = MainWindow(EstimateStore(EstimateInputs()))
     qtbot.addWidget(w)
-    w.ensure_plots()
-    assert w.memory_plot.methods
+    w.charts.ensure_plots()
+    assert w.charts.memory_plot.methods

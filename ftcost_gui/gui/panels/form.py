@@ -6,7 +6,7 @@ steps and tooltips come from ``core.fields.field_spec`` (the pydantic ``Field``)
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import BaseModel
 from PySide6.QtCore import Qt
@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidg
 from ...core.fields import field_spec
 from ...core.inputs import EstimateInputs
 from ..binding import FieldBinding, widget_for
+from ..store import EstimateStore
 
 
 class FormPanel(QWidget):
@@ -26,7 +27,7 @@ class FormPanel(QWidget):
     CHOICE_LABELS: ClassVar[dict[str, dict[str, str]]] = {}
     SPECIAL_TEXT: ClassVar[dict[str, str]] = {}
 
-    def __init__(self, store: Any, parent: QWidget | None = None):
+    def __init__(self, store: EstimateStore, parent: QWidget | None = None):
         super().__init__(parent)
         self.store = store
         self.bindings: dict[tuple[str, str], FieldBinding] = {}

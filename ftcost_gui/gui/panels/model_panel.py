@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -11,6 +11,7 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
 )
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -24,10 +25,12 @@ from ...core.architecture import ModelSpec
 from ...core.catalog import ModelPreset
 from ...core.inputs import EstimateInputs
 from ...io.resources import builtin_presets
+from ...io.safetensors_header import SafetensorsCount
 from ..binding import signals_blocked
 from ..model_ui import (
     CUSTOM,
     apply_model,
+    checkpoint_text,
     grouped_by_family,
     matching_preset,
     param_summary,
@@ -299,7 +302,7 @@ class ModelPanel(FormPanel):
         form.setRowVisible(self.actions_row, False)
 
     # --- hooks for the import actions (gui/model_import.py) --------------------------------------
-    def set_model_actions(self, actions: list[tuple[str, Any]]) -> None:
+    def set_model_actions(self, actions: list[tuple[str, QAction]]) -> None:
         """Buttons under the picker for the window's import actions: (button text, QAction)."""
         row = self.actions_row.layout()
         for text, action in actions:
@@ -311,10 +314,10 @@ class ModelPanel(FormPanel):
             row.insertWidget(row.count() - 1, button)
         self._header_form.setRowVisible(self.actions_row, bool(actions))
 
-    def show_checkpoint(self, spec: ModelSpec, count: Any, error: str = "") -> None:
+    def show_checkpoint(
+        self, spec: ModelSpec, count: SafetensorsCount | None, error: str = ""
+    ) -> None:
         """Show a safetensors header count next to the architecture's (while that model is on)."""
-        from ..model_import import checkpoint_text
-
         text, tip = checkpoint_text(count, spec, error)
         self._checkpoint = (spec, text, tip) if text else None
         self._update_counts(self.store.inputs.model)

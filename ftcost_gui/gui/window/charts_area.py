@@ -1,0 +1,159 @@
+"""The Charts tab: the memory and cost plots, built lazily, in two modes, fed by the store.
+
+'Selected scenario, by method' shows the selected scenario's memory bars and cost curve; 'All
+scenarios' one bar and one curve per scenario (built when first shown). The plots import
+pyqtgraph, so they are built after the window's first paint (``ensure_plots``), not with it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core.results import EstimateResult
+from ..store import EstimateStore
+
+if TYPE_CHECKING:  # pragma: no cover - the plots import pyqtgraph, loaded on first use
+    from ..plots import CostPlot, MemoryPlot, ScenarioCostPlot, ScenarioMemoryPlot
+
+CHART_MODES = (("method", "Selected scenario, by method"), ("scenarios", "All scenarios"))
+
+
+class ChartsArea(QWidget):
+    """Mode picker above a stack of two plot pairs; ``exportRequested(which, fmt)`` from a plot."""
+
+    exportRequested = Signal(str, str)
+
+    def __init__(self, store: EstimateStore, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("charts")
+        self.store = store
+        self.memory_plot: MemoryPlot | None = None
+        self.cost_plot: CostPlot | None = None
+        self.scenario_plots: tuple[ScenarioMemoryPlot, ScenarioCostPlot] | None = None
+        self.plots_splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.plots_splitter.setObjectName("plots")
+        self._placeholder = QLabel("Preparing plots…")
+        self._placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.plots_splitter.addWidget(self._placeholder)
+        self.scenario_plots_splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.scenario_plots_splitter.setObjectName("scenario_plots")
+        self.charts_stack = QStackedWidget()
+        self.charts_stack.addWidget(self.plots_splitter)
+        self.charts_stack.addWidget(self.scenario_plots_splitter)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 4, 0, 0)
+        mode_row = QHBoxLayout()
+        self.chart_mode = QComboBox()
+        self.chart_mode.setObjectName("chart_mode")
+        self.chart_mode.setAccessibleName("Charts show")
+        for key, label in CHART_MODES:
+            self.chart_mode.addItem(label, key)
+        self.chart_mode.setToolTip(
+            "By method: the selected scenario as full / 8-bit / LoRA / QLoRA. All scenarios: one "
+            "memory bar and one cost curve per scenario."
+        )
+        mode_label = QLabel("Charts &show:")
+        mode_label.setBuddy(self.chart_mode)
+        mode_row.addWidget(mode_label)
+        mode_row.addWidget(self.chart_mode)
+        mode_row.addStretch(1)
+        lay.addLayout(mode_row)
+        lay.addWidget(self.charts_stack, 1)
+        self.chart_mode.currentIndexChanged.connect(self._on_mode)
+        store.resultChanged.connect(self._on_result)
+        store.resultsChanged.connect(self._on_results)
+
+    # --- modes ----------------------------------------------------------------------------------
+    def mode(self) -> str:
+        return str(self.chart_mode.currentData())
+
+    def set_mode(self, mode: str) -> None:
+        self.chart_mode.setCurrentIndex(max(0, self.chart_mode.findData(mode)))
+
+    def _on_mode(self, _index: int) -> None:
+        if self.mode() == "scenarios":
+            self.ensure_scenario_plots()
+            self.charts_stack.setCurrentWidget(self.scenario_plots_splitter)
+            self._update_scenario_plots()
+        else:
+            self.charts_stack.setCurrentWidget(self.plots_splitter)
+
+    def visible_plot(self, which: str) -> MemoryPlot | CostPlot:
+        """The memory or cost plot shown now (by method or all scenarios)."""
+        memory, cost = self.ensure_plots()
+        if self.mode() == "scenarios":
+            memory, cost = self.ensure_scenario_plots()
+        return memory if which == "memory" else cost
+
+    # --- building -------------------------------------------------------------------------------
+    def ensure_plots(self) -> tuple[MemoryPlot, CostPlot]:
+        """Import pyqtgraph and build both plots (once)."""
+        if self.memory_plot is None or self.cost_plot is None:
+            import pyqtgraph as pg
+
+            pg.setConfigOptions(background="w", foreground="k", antialias=True)
+            from ..plots import CostPlot, MemoryPlot
+
+            self.memory_plot, self.cost_plot = MemoryPlot(), CostPlot()
+            self._adopt(self.plots_splitter, self.memory_plot, "memory_plot", "memory")
+            self._adopt(self.plots_splitter, self.cost_plot, "cost_plot", "cost")
+            self._placeholder.hide()
+            self._placeholder.setParent(None)
+            self.plots_splitter.setSizes([1, 1])
+            if self.store.result is not None:
+                self._on_result(self.store.result)
+        return self.memory_plot, self.cost_plot
+
+    def ensure_scenario_plots(self) -> tuple[ScenarioMemoryPlot, ScenarioCostPlot]:
+        """Build the 'All scenarios' plots (once, when first shown)."""
+        if self.scenario_plots is None:
+            self.ensure_plots()
+            from ..plots import ScenarioCostPlot, ScenarioMemoryPlot
+
+            memory, cost = ScenarioMemoryPlot(), ScenarioCostPlot()
+            self._adopt(self.scenario_plots_splitter, memory, "scenario_memory_plot", "memory")
+            self._adopt(self.scenario_plots_splitter, cost, "scenario_cost_plot", "cost")
+            self.scenario_plots_splitter.setSizes([1, 1])
+            self.scenario_plots = (memory, cost)
+            self._update_scenario_plots()
+        return self.scenario_plots
+
+    def _adopt(
+        self, splitter: QSplitter, plot: MemoryPlot | CostPlot, name: str, which: str
+    ) -> None:
+        plot.setObjectName(name)
+        plot.exportRequested.connect(lambda fmt: self.exportRequested.emit(which, fmt))
+        splitter.addWidget(plot)
+
+    # --- store → plots --------------------------------------------------------------------------
+    def _on_result(self, result: EstimateResult) -> None:
+        if self.memory_plot is not None and self.cost_plot is not None:
+            inputs = self.store.inputs
+            self.memory_plot.set_result(inputs, result)
+            self.cost_plot.set_result(inputs, result)
+
+    def _on_results(self, _results: list[EstimateResult | None]) -> None:
+        if self.scenario_plots is not None and self.mode() == "scenarios":
+            self._update_scenario_plots()
+
+    def _update_scenario_plots(self) -> None:
+        if self.scenario_plots is None:
+            return
+        doc, results = self.store.document, self.store.results
+        if len(results) != len(doc.scenarios) or any(r is None for r in results):
+            return
+        names = [s.name for s in doc.scenarios]
+        inputs = [s.inputs for s in doc.scenarios]
+        for plot in self.scenario_plots:
+            plot.set_scenarios(names, inputs, results, doc.active)
