@@ -35,7 +35,7 @@ from .cli_format import (
     to_json,
 )
 from .cli_report import add_report_parser, run_report
-from .core.catalog import EffectiveRow, find_row, merge_catalogs
+from .core.catalog import BUILTIN_NAME, EffectiveRow, find_row, merge_catalogs
 from .core.compare import compare_gpus, rank_by_cost, rank_by_wall_clock
 from .core.estimate import estimate
 from .core.inputs import EstimateInputs
@@ -250,20 +250,18 @@ class CatalogView:
 
     def _load(self) -> None:
         store = self.store
+        scan = store.scan()
+        self.warn(scan.problems)
         try:
-            rows, problems = store.effective_catalog(self.requested)
-            name = store.effective_name(self.requested)
+            user = scan.user_catalog(self.requested)
         except CatalogError:
-            self.warn(store.take_problems())
-            if self.requested is not None and not store.exists(self.requested):
-                names = [(n, n) for n in store.list()]
-                raise CliError(
-                    f"unknown catalog {self.requested!r}{_suggest(self.requested, names)} "
-                    "(see 'ftcost catalogs')"
-                ) from None
-            raise
-        self.warn([*problems, *store.take_problems()])
-        self._rows, self._name = rows, name
+            names = [(n, n) for n in scan.names()]
+            raise CliError(
+                f"unknown catalog {self.requested!r}{_suggest(self.requested or '', names)} "
+                "(see 'ftcost catalogs')"
+            ) from None
+        self._rows = merge_catalogs(store.builtin, user)
+        self._name = user.name if user is not None else BUILTIN_NAME
 
     @property
     def rows(self) -> list[EffectiveRow]:
@@ -446,9 +444,9 @@ def _cmd_gpus(args: argparse.Namespace, out: Any) -> int:
 def _cmd_catalogs(args: argparse.Namespace, out: Any) -> int:
     view = CatalogView(None, sys.stderr)
     store = view.store
-    entries = store.entries()
-    active = store.get_active()
-    view.warn(store.take_problems())
+    scan = store.scan()
+    view.warn(scan.problems)
+    entries, active = scan.entries(), scan.active
     if args.json:
         out.write(to_json(catalogs_document(entries, active, store.root)) + "\n")
     else:

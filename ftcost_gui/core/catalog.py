@@ -7,29 +7,79 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
+from ._field import fld
 from .architecture import ModelSpec
 from .inputs import GpuSpec
 
+PricingTier = Literal["on_demand", "spot", "committed_1y", "committed_3y"]
+TIER_LABELS: dict[str, str] = {
+    "on_demand": "On-demand",
+    "spot": "Spot",
+    "committed_1y": "1-year committed",
+    "committed_3y": "3-year committed",
+}
+CURRENCY = "USD"
+"""Every price of a catalog is in US dollars (the file says so: ``"currency": "USD"``)."""
+
 
 class CatalogGpu(GpuSpec):
-    """A catalog row: the spec the estimate uses plus facts shown in the catalog view."""
+    """A catalog row: the spec the estimate uses plus facts shown in the catalog view.
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    Every field is a column of the editor and of the CSV files (docs/catalogs.md): adding one
+    here, declared with ``fld`` (label, unit, help, bounds), is all a new column needs; its cell
+    kind follows from its type (``io/catalog_cells.py``). Files name every field of every row
+    (reading is strict); the defaults below are for rows made new in the editor only.
+    """
 
-    memory_vendor_gb: float | None = None
-    counting: Literal["per_gpu", "per_gcd"] = "per_gpu"
-    tdp_w: float | None = None
-    year: int | None = None
-    spec_source: str = ""
-    notes: str = ""
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    memory_vendor_gb: float | None = fld(
+        None, "Vendor memory", "The vendor's memory label (decimal GB); empty: none.", "GB"
+    )
+    counting: Literal["per_gpu", "per_gcd"] = fld(
+        "per_gpu",
+        "Counting",
+        "per_gpu: one row is one GPU; per_gcd: one module die (software sees it as one GPU).",
+    )
+    tdp_w: float | None = fld(None, "TDP", "Board power; empty: none.", "W")
+    year: int | None = fld(None, "Year", "Launch year; empty: none.")
+    spec_source: str = fld("", "Spec source", "Where the specs come from.")
+    notes: str = fld("", "Notes", "Anything else.")
+    provider: str = fld(
+        "", "Provider", "Who rents it out (a cloud, a neocloud, your own cluster); empty: any."
+    )
+    region: str = fld("", "Region", "Where it is rented (e.g. us-east-1); empty: any.")
+    pricing_tier: PricingTier = fld(
+        "on_demand",
+        "Pricing tier",
+        "How this row is billed. on_demand: the on-demand price, by the hour. committed_1y, "
+        "committed_3y: the on-demand price column holds the effective hourly rate of a 1- or "
+        "3-year commitment. spot: an interruptible offer; a run is costed at the spot price "
+        "(interruptions included), which the row must have.",
+    )
 
     @field_validator("memory_vendor_gb", "tdp_w")
     @classmethod
     def _positive(cls, v: float | None) -> float | None:
         if v is not None and not (math.isfinite(v) and v > 0):
             raise ValueError("must be a finite number greater than 0")
+        return v
+
+    @field_validator("pricing_tier")
+    @classmethod
+    def _spot_row_has_a_spot_price(cls, v: str, info: ValidationInfo) -> str:
+        # pricing_tier comes after spot_usd_per_hour, so a valid spot price is in info.data.
+        if v == "spot" and info.data.get("spot_usd_per_hour", 0.0) is None:
+            raise ValueError("a spot row needs a spot price (spot_usd_per_hour)")
         return v
 
     def to_spec(self) -> GpuSpec:
@@ -41,7 +91,7 @@ class GpuCatalog(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     format: Literal["ftcost-gpu-catalog"] = "ftcost-gpu-catalog"
-    version: int = 1
+    version: int = 2
     name: str
     description: str = ""
     gpus: tuple[CatalogGpu, ...] = Field(default=())
@@ -201,7 +251,8 @@ def validate_row(data: Mapping[str, Any]) -> tuple[CatalogGpu | None, list[tuple
         errors = []
         for e in exc.errors():
             field = str(e["loc"][0]) if e["loc"] else ""
-            errors.append((field, e["msg"]))
+            msg = e["msg"].removeprefix("Value error, ")
+            errors.append((field, msg))
         return None, errors
 
 
@@ -212,7 +263,9 @@ def cell_error(row: CatalogGpu, field: str, value: Any) -> str | None:
     if field == "id" and isinstance(value, str) and not value.strip():
         return "the id must not be empty"
     _, errors = validate_row({**row.model_dump(), field: value})
-    mine = [msg for f, msg in errors if f == field]
+    # The field's own error first; else a rule between fields that this value breaks (the row
+    # was valid before, so any error is this value's doing).
+    mine = [msg for f, msg in errors if f == field] or [msg for _, msg in errors]
     return mine[0] if mine else None
 
 

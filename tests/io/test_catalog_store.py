@@ -79,7 +79,8 @@ def test_round_trip_create_edit_save_reload(store, root):
     assert again.find("h100-sxm").on_demand_usd_per_hour == 2.15
     assert again.find("lab-box").spot_usd_per_hour is None
     doc = json.loads(path.read_text(encoding="utf-8"))
-    assert (doc["format"], doc["version"], doc["name"]) == ("ftcost-gpu-catalog", 1, "Team prices")
+    assert (doc["format"], doc["version"], doc["name"]) == ("ftcost-gpu-catalog", 2, "Team prices")
+    assert doc["currency"] == "USD"
     assert doc["app"].startswith("ftcost ")
     assert files(root) == ["team-prices.json"]  # no temp files left behind
 
@@ -222,23 +223,31 @@ def test_active_catalog_persists(store, root):
         store.set_active("Nope")
 
 
-def test_dangling_active_is_told_once(store, root):
+def test_dangling_active_is_told_and_kept(store, root):
+    """Reading never rewrites active.json: the user's choice survives a missing catalog."""
     store.create("Lab")
     store.set_active("Lab")
     (root / "lab.json").unlink()  # removed behind the app's back
+    before = (root / ACTIVE_FILE).read_bytes()
     rows, problems = store.effective_catalog()
     assert [r.origin for r in rows] == [BUILTIN_ORIGIN] * len(builtin_catalog().gpus)
     assert len(problems) == 1
     assert "active catalog 'Lab' no longer exists" in problems[0].message
-    assert CatalogStore().effective_catalog()[1] == []
-    assert CatalogStore().get_active() is None
+    assert CatalogStore().get_active() is None  # nothing usable is active
+    assert (root / ACTIVE_FILE).read_bytes() == before
+    # The catalog comes back (restored from a backup): it is active again, as chosen.
+    store.create("Lab")
+    assert store.get_active() == "Lab" and store.effective_catalog()[1] == []
 
 
 def test_corrupt_active_file_is_set_aside(store, root):
     root.mkdir(parents=True)
     (root / ACTIVE_FILE).write_text("{nope")
     assert store.get_active() is None
-    problems = store.take_problems()
+    assert (root / ACTIVE_FILE).exists()  # a plain query moves nothing
+    scan = store.scan()
+    assert scan.active is None
+    problems = scan.problems
     assert len(problems) == 1
     assert problems[0].moved_to is not None and problems[0].moved_to.exists()
     assert CORRUPT_NAME.match(problems[0].moved_to.name).group("orig") == ACTIVE_FILE
@@ -312,7 +321,7 @@ def test_corrupt_file_problems_reach_every_entry_point(store, root):
     rows, problems = store.effective_catalog()
     assert len(rows) == len(builtin_catalog().gpus)
     assert sorted(p.path.name for p in problems) == ["a.json", "b.json"]
-    assert store.take_problems() == []
+    assert store.effective_catalog()[1] == []  # both set aside: nothing more to tell
 
 
 def test_active_catalog_that_turns_corrupt(store, root):
@@ -365,17 +374,48 @@ def _deny(monkeypatch, file_name: str) -> None:
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
 
 
-def test_unreadable_file_is_set_aside(store, root, monkeypatch):
+def test_unreadable_file_is_skipped_not_set_aside(store, root, monkeypatch):
+    """A permission problem says nothing about the content: the file stays where it is."""
+    store.create("Locked")
     store.create("Good")
+    store.set_active("Locked")
     bad = root / "locked.json"
-    bad.write_text(dumps_catalog(GpuCatalog(name="Locked")))
-    _deny(monkeypatch, "locked.json")
-    catalogs, problems = store.load_all()
-    assert [c.name for c in catalogs] == ["Good"]
-    assert len(problems) == 1
-    assert "locked.json cannot be read (Permission denied)" in problems[0].message
-    assert problems[0].moved_to is not None and problems[0].moved_to.exists()
-    assert not bad.exists()
+    data = bad.read_bytes()
+    active = (root / ACTIVE_FILE).read_bytes()
+    with monkeypatch.context() as m:
+        _deny(m, "locked.json")
+        rows, problems = store.effective_catalog()
+        assert all(r.origin == BUILTIN_ORIGIN for r in rows)
+        messages = [p.message for p in problems]
+        assert len(problems) == 2
+        assert "locked.json cannot be read (Permission denied)" in messages[0]
+        assert "left as it is" in messages[0] and problems[0].moved_to is None
+        assert (
+            "active catalog 'Locked' is not among the catalog files that could be read"
+            in (messages[1])
+        )
+        assert store.load_all()[0] == [store.load("Good")]
+    assert bad.read_bytes() == data and sorted(files(root)) == [
+        ACTIVE_FILE,
+        "good.json",
+        "locked.json",
+    ]
+    assert (root / ACTIVE_FILE).read_bytes() == active  # the choice is kept
+    assert store.get_active() == "Locked"  # readable again: active again
+
+
+def test_a_real_unreadable_file(store, root):
+    if os.name != "posix" or os.geteuid() == 0:
+        pytest.skip("needs POSIX permissions and a non-root user")
+    store.create("Locked")
+    bad = root / "locked.json"
+    bad.chmod(0)
+    try:
+        catalogs, problems = store.load_all()
+        assert catalogs == [] and len(problems) == 1 and problems[0].moved_to is None
+        assert bad.exists()
+    finally:
+        bad.chmod(0o644)
 
 
 def test_file_that_cannot_be_moved_is_skipped_and_told_once(store, root, monkeypatch):
@@ -393,7 +433,8 @@ def test_file_that_cannot_be_moved_is_skipped_and_told_once(store, root, monkeyp
     assert problems[0].moved_to is None
     assert "could not be set aside (Permission denied): skipped" in problems[0].message
     assert (root / "stuck.json").read_bytes() == b"{"  # never deleted
-    assert store.load_all() == ([store.load("Good")], [])  # told once by this store
+    # The store keeps nothing: the next read says it again (the window tells it once).
+    assert store.load_all() == ([store.load("Good")], problems)
 
 
 def test_other_files_are_left_alone(store, root):
@@ -458,7 +499,6 @@ def test_a_newer_versions_catalog_is_left_in_place_and_told(store, root):
     assert "newer ftcost (format version 99" in problems[0].message
     assert "left as it is" in problems[0].message
     assert newer.read_bytes() == data  # untouched
-    assert store.load_all()[1] == []  # told once by this store
     # Creating a catalog of the same name never overwrites the newer file.
     store.create("Team", from_catalog=GpuCatalog(name="x", gpus=(gpu("b"),)))
     assert newer.read_bytes() == data
