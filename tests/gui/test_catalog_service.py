@@ -25,7 +25,7 @@ def _newer_active_catalog() -> tuple[bytes, int]:
 
 def test_showing_the_window_keeps_the_active_choice(qtbot, dialogs):
     before = _newer_active_catalog()
-    from ftcost_gui.gui.main_window import MainWindow
+    from ftcost_gui.gui.window.main_window import MainWindow
 
     w = MainWindow()
     qtbot.addWidget(w)
