@@ -277,3 +277,17 @@ def test_export_report_from_window(window, tmp_path, monkeypatch):
         assert fmt_usd(r.cost.on_demand_usd) in html
     assert html.count('src="data:image/png;base64,') == 2
     assert report_format("x.md") == "md" and report_format("x.PDF") == "pdf"
+
+
+def test_names_from_files_are_shown_not_applied(window):
+    """A scenario name is data: no markup applied, no bidi override, '&' is not a mnemonic."""
+    window.scenarios.duplicate()
+    hostile = '<img src="x.png">R&D\u202e plan'
+    assert window.store.rename_scenario(1, hostile) == ""
+    window.store.recompute_now()
+    shown = '<img src="x.png">R&D plan'
+    assert window.scenarios.tabs.tabText(1) == shown.replace("&", "&&")
+    tip = window.scenarios.tabs.tabToolTip(1)
+    assert "&lt;img" in tip and "<img" not in tip
+    assert window.summary_label.textFormat() == Qt.TextFormat.PlainText
+    assert window.summary_label.text().startswith(f"{shown}: ")

@@ -15,7 +15,9 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMenu, QMe
 
 from ...core.results import EstimateResult
 from ...io.export_csv import write_results_csv
+from ...io.names import path_name
 from ..store import EstimateStore
+from .messages import rich_text
 
 APP_TITLE = "ftcost"
 REPORT_FILTERS = {
@@ -60,7 +62,8 @@ class Exports(QObject):
         self.window.statusBar().showMessage(message, 4000)
 
     def _fail(self, what: str, exc: OSError) -> bool:
-        QMessageBox.critical(self.window, APP_TITLE, f"Could not export {what}.\n\n{exc}")
+        message = rich_text(f"Could not export {what}.\n\n{exc}")
+        QMessageBox.critical(self.window, APP_TITLE, message)
         return False
 
     def fill_plot_menu(self, menu: QMenu) -> None:
@@ -112,7 +115,7 @@ class Exports(QObject):
                 export_svg(plot.plot_widget, plot.export_item, path, title=f"ftcost {which} plot")
         except OSError as exc:
             return self._fail("the plot", exc)
-        self._status(f"Exported {Path(path).name}")
+        self._status(f"Exported {path_name(path)}")
         return True
 
     def _named_results(self) -> list[tuple[str, EstimateResult]]:
@@ -134,7 +137,7 @@ class Exports(QObject):
             write_results_csv(path, self._named_results())
         except OSError as exc:
             return self._fail("the results", exc)
-        self._status(f"Exported {Path(path).name}")
+        self._status(f"Exported {path_name(path)}")
         return True
 
     def export_report(self, path: str | None = None) -> bool:
@@ -164,9 +167,11 @@ class Exports(QObject):
 
             clashes = existing_markdown_images(path)
             if clashes:
-                names = ", ".join(c.name for c in clashes)
+                names = ", ".join(path_name(c) for c in clashes)
                 answer = QMessageBox.question(
-                    self.window, APP_TITLE, f"Replace {names} next to {Path(path).name}?"
+                    self.window,
+                    APP_TITLE,
+                    rich_text(f"Replace {names} next to {path_name(path)}?"),
                 )
                 if answer != QMessageBox.StandardButton.Yes:
                     return False
@@ -178,5 +183,5 @@ class Exports(QObject):
             return self._fail("the report", exc)
         finally:
             QApplication.restoreOverrideCursor()
-        self._status(f"Exported {Path(path).name}")
+        self._status(f"Exported {path_name(path)}")
         return True

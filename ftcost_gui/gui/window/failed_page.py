@@ -6,10 +6,10 @@ inputs (the previous file's, or the last edit that worked).
 
 from __future__ import annotations
 
-from html import escape
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStyle, QVBoxLayout, QWidget
+
+from ...io.names import for_html
 
 
 class EstimateFailedPage(QWidget):
@@ -39,8 +39,8 @@ class EstimateFailedPage(QWidget):
     def set_message(self, scenario: str, message: str) -> None:
         self.message = message
         self.text.setText(
-            f"<p><b>No figures for {escape(scenario)}: its estimate failed.</b></p>"
-            f"<p>{escape(message)}</p>"
+            f"<p><b>No figures for {for_html(scenario)}: its estimate failed.</b></p>"
+            f"<p>{for_html(message)}</p>"
             "<p>Change an input on the left, undo the last change, or open another file; the "
             "figures come back as soon as these inputs can be estimated.</p>"
         )

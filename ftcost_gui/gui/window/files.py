@@ -16,10 +16,12 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox
 
 from ...core.document import EstimateDocument
 from ...io.estimate_file import SUFFIX, EstimateFileError, load_document, save_document
+from ...io.names import path_name
 from ...io.resources import resource_path
 from ..defaults import first_launch_inputs
 from ..settings import add_recent, clear_recent, recent_files
 from ..store import EstimateStore
+from .messages import rich_text
 
 APP_TITLE = "ftcost"
 FILE_FILTER = f"ftcost estimates (*{SUFFIX});;All files (*)"
@@ -129,11 +131,11 @@ class FileController(QObject):
             | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel
         )
-        name = self.store.path.name if self.store.path else "Untitled"
+        name = path_name(self.store.path) if self.store.path else "Untitled"
         answer = QMessageBox.question(
             self.window,
             APP_TITLE,
-            f"Save changes to {name} before closing it?",
+            rich_text(f"Save changes to {name} before closing it?"),
             buttons,
             QMessageBox.StandardButton.Save,
         )
@@ -177,13 +179,14 @@ class FileController(QObject):
         try:
             document = load_document(p)  # older versions migrate
         except EstimateFileError as exc:
-            QMessageBox.warning(self.window, APP_TITLE, f"Could not open {p.name}.\n\n{exc}")
+            message = f"Could not open {path_name(p)}.\n\n{exc}"
+            QMessageBox.warning(self.window, APP_TITLE, rich_text(message))
             return False
         example = is_example(p)
         self._reset_document(document, None if example else p)
         if not example:
             add_recent(self.settings, p)
-        self._status(f"Opened {p.name}")
+        self._status(f"Opened {path_name(p)}")
         self.documentOpened.emit(p)
         return True
 
@@ -203,11 +206,12 @@ class FileController(QObject):
         try:
             save_document(path, self.store.document)
         except OSError as exc:
-            QMessageBox.critical(self.window, APP_TITLE, f"Could not save {path.name}.\n\n{exc}")
+            message = f"Could not save {path_name(path)}.\n\n{exc}"
+            QMessageBox.critical(self.window, APP_TITLE, rich_text(message))
             return False
         self.store.set_path(path)
         self.undo_stack.setClean()
         self.store.set_dirty(False)
         add_recent(self.settings, path)
-        self._status(f"Saved {path.name}")
+        self._status(f"Saved {path_name(path)}")
         return True

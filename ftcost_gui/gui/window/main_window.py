@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from ...core.inputs import METHOD_LABELS, EstimateInputs
 from ...core.results import EstimateResult
 from ...core.units import fmt_gib, fmt_usd
+from ...io.names import path_name, plain
 from ..catalog_ui import install_catalog_ui
 from ..compare_view import ComparisonView
 from ..defaults import first_launch_inputs
@@ -68,7 +69,8 @@ def summary_text(inputs: EstimateInputs, r: EstimateResult) -> str:
     method = METHOD_LABELS[inputs.training.method].split(" (")[0]
     spot = f" · {fmt_usd(r.cost.spot_usd)} spot" if r.cost.spot_usd is not None else ""
     return (
-        f"{inputs.model.name} · {method} · {r.time.num_gpus} × {inputs.hardware.gpu.name} · "
+        f"{plain(inputs.model.name)} · {method} · {r.time.num_gpus} × "
+        f"{plain(inputs.hardware.gpu.name)} · "
         f"{fmt_gib(r.memory.total_bytes)} / {fmt_gib(r.memory.usable_bytes)} per GPU"
         f"{'' if r.memory.fits else ' (does not fit)'} · {r.time.compute_gpu_hours:,.1f} "
         f"GPU-h · {fmt_usd(r.cost.on_demand_usd)} per run{spot} · project "
@@ -169,6 +171,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.splitter)
         self.summary_label = QLabel()
         self.summary_label.setObjectName("summary")
+        self.summary_label.setTextFormat(Qt.TextFormat.PlainText)  # names are data
         self.statusBar().addWidget(self.summary_label, 1)
 
     def _build_actions(self) -> None:
@@ -218,7 +221,7 @@ class MainWindow(QMainWindow):
         summary = summary_text(inputs, result)
         doc = self.store.document
         if len(doc.scenarios) > 1:
-            summary = f"{doc.current.name}: {summary}"
+            summary = f"{plain(doc.current.name)}: {summary}"
         self.summary_label.setText(summary)
 
     def _on_store_results(self, results: list[EstimateResult | None]) -> None:
@@ -232,7 +235,7 @@ class MainWindow(QMainWindow):
                 doc.current.name, self._error.removeprefix("Estimate failed: ")
             )
             self.results_stack.setCurrentWidget(self.failed_page)
-            self.summary_label.setText(f"{doc.current.name}: the estimate failed")
+            self.summary_label.setText(f"{plain(doc.current.name)}: the estimate failed")
         else:
             self.results_stack.setCurrentWidget(self.results_page)
 
@@ -272,7 +275,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Not applied ({name.replace('_', ' ')}): {message}", 8000)
 
     def _update_title(self) -> None:
-        name = self.store.path.name if self.store.path else "Untitled"
+        name = path_name(self.store.path) if self.store.path else "Untitled"
         self.setWindowTitle(f"{name}[*] — {APP_TITLE}")
         self.setWindowModified(self.store.dirty)
 
@@ -292,7 +295,7 @@ class MainWindow(QMainWindow):
     def _on_baseline_changed(self, index: int) -> None:
         doc = self.store.document
         if 0 <= index < len(doc.scenarios):
-            self.show_status(f"Differences now to {doc.scenarios[index].name}", 3000)
+            self.show_status(f"Differences now to {plain(doc.scenarios[index].name)}", 3000)
 
     def _about(self) -> None:
         from ..about import show_about

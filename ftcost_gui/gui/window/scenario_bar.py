@@ -22,8 +22,10 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.document import EstimateDocument
+from ...io.names import plain
 from ..defaults import first_launch_inputs
 from ..store import EstimateStore
+from .messages import rich_text
 
 APP_TITLE = "ftcost"
 TOOLBAR_ACTIONS = ("add_scenario", "duplicate_scenario", "compare_methods")
@@ -85,7 +87,8 @@ class ScenarioBar(QToolBar):
     # --- document → tabs ------------------------------------------------------------------------
     def _on_document(self, doc: EstimateDocument) -> None:
         tabs = self.tabs
-        names = [s.name for s in doc.scenarios]
+        # Names are data: no control or bidi characters, and '&' is not a mnemonic.
+        names = [plain(s.name).replace("&", "&&") for s in doc.scenarios]
         tabs.blockSignals(True)
         try:
             if [tabs.tabText(i) for i in range(tabs.count())] != names:
@@ -93,7 +96,8 @@ class ScenarioBar(QToolBar):
                     tabs.removeTab(tabs.count() - 1)
                 for i, name in enumerate(names):
                     tabs.addTab(name)
-                    tabs.setTabToolTip(i, name)
+                    tip = rich_text(plain(doc.scenarios[i].name))
+                    tabs.setTabToolTip(i, tip)
             tabs.setTabsClosable(len(names) > 1)
             tabs.setCurrentIndex(doc.active)
         finally:
@@ -132,7 +136,7 @@ class ScenarioBar(QToolBar):
     def add(self) -> int:
         name = f"Scenario {len(self.store.document.scenarios) + 1}"
         index = self.store.add_scenario(first_launch_inputs(), name)
-        self._status(f"Added {self.store.document.current.name}")
+        self._status(f"Added {plain(self.store.document.current.name)}")
         return index
 
     def duplicate(self, index: int | None = None) -> int:
@@ -147,7 +151,7 @@ class ScenarioBar(QToolBar):
                 return False
         problem = self.store.rename_scenario(i, name)
         if problem:
-            QMessageBox.warning(self.window, APP_TITLE, problem)
+            QMessageBox.warning(self.window, APP_TITLE, rich_text(plain(problem)))
             return False
         return True
 
@@ -158,7 +162,7 @@ class ScenarioBar(QToolBar):
         if not self.store.delete_scenario(i):
             self._status("The last scenario cannot be deleted.")
             return False
-        self._status(f"Deleted {name} (Undo brings it back)", 6000)
+        self._status(f"Deleted {plain(name)} (Undo brings it back)", 6000)
         return True
 
     def move(self, step: int) -> bool:
