@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .document import EstimateDocument, Scenario
+from .document import EstimateDocument
 from .estimate import estimate
-from .inputs import EstimateInputs
 from .results import EstimateResult
 from .units import GIB, SECONDS_PER_HOUR
 
@@ -70,28 +69,6 @@ def compare_scenarios(
         ratios = tuple(None if v is None or not base else v / base for v in values)
         rows.append(ComparisonRow(metric, values, best, deltas, ratios))
     return rows
-
-
-METHOD_SCENARIOS: tuple[tuple[str, str], ...] = (
-    ("Full FT", "full_amp_adamw"),
-    ("LoRA", "lora"),
-    ("QLoRA", "qlora"),
-)
-
-
-def with_method(inputs: EstimateInputs, method: str) -> EstimateInputs:
-    return inputs.edited("training", method=method)
-
-
-def compare_methods(document: EstimateDocument) -> EstimateDocument:
-    """'Compare methods': full / LoRA / QLoRA scenarios built from the current one, appended."""
-    current = document.current
-    scenarios = list(document.scenarios)
-    for label, method in METHOD_SCENARIOS:
-        probe = EstimateDocument(scenarios=tuple(scenarios), active=0)
-        name = probe.unique_name(f"{current.name} · {label}")
-        scenarios.append(Scenario(name=name, inputs=with_method(current.inputs, method)))
-    return EstimateDocument(scenarios=tuple(scenarios), active=len(document.scenarios))
 
 
 def estimate_all(document: EstimateDocument) -> list[EstimateResult]:

@@ -1,12 +1,13 @@
 """EstimateStore: the single source of live state for the window.
 
 Holds the document (named scenarios, one of them selected), the selected scenario's inputs (what
-the forms edit), the last results, the file path and the dirty flag. Every edit goes through
+the forms edit), the last outcomes (core/series.py: the result and every plotted series, cached per
+input set), the file path and the dirty flag. Every edit goes through
 :meth:`EstimateStore.set_field` or :meth:`EstimateStore.set_inputs` (the selected scenario) or
-:meth:`EstimateStore.set_document` (scenario operations: add, duplicate, rename, delete, reorder,
-select); recomputation is debounced on the GUI thread with a single-shot timer. Every recorded
-change is announced as ``documentCommitted(old, new, description)`` so one undo stack covers field
-edits and scenario operations alike.
+:meth:`EstimateStore.set_document` (scenario operations, which core/document.py defines: add,
+duplicate, rename, delete, reorder, select); recomputation is debounced on the GUI thread with a
+single-shot timer. Every recorded change is announced as ``documentCommitted(old, new,
+description)`` so one undo stack covers field edits and scenario operations alike.
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ from typing import Any
 from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ..core.document import EstimateDocument, Scenario
-from ..core.estimate import estimate
+from ..core.document import EstimateDocument, compare_methods
 from ..core.inputs import EstimateInputs
 from ..core.results import EstimateResult
-from ..core.scenarios import compare_methods
+from ..core.series import Outcome, Outcomes, ScenarioSeries, scenario_series
 from .qt_compat import guard_refcount_leak
 
 guard_refcount_leak()
@@ -39,7 +39,7 @@ def describe_validation_error(err: ValidationError) -> str:
     return "; ".join(dict.fromkeys(lines))
 
 
-def _with_change(inputs: EstimateInputs, section: str, name: str, value: Any) -> dict[str, Any]:
+def _with_change(inputs: EstimateInputs, section: str, name: str, value: object) -> dict[str, Any]:
     """The nested dump of ``inputs`` with ``section.name`` replaced (section may be dotted)."""
     doc = inputs.model_dump()
     node = doc
@@ -50,11 +50,13 @@ def _with_change(inputs: EstimateInputs, section: str, name: str, value: Any) ->
 
 
 class EstimateStore(QObject):
-    """Document, selected inputs, last results, path and dirty flag; validation and recompute."""
+    """Document, selected inputs, last outcomes, path and dirty flag; validation and recompute."""
 
     inputsChanged = Signal(object)  # EstimateInputs of the selected scenario
-    resultChanged = Signal(object)  # EstimateResult of the selected scenario
+    resultChanged = Signal(object)  # EstimateResult of the selected scenario (each recompute)
     resultsChanged = Signal(object)  # list[EstimateResult | None], one per scenario
+    outcomeChanged = Signal(object)  # Outcome of the selected scenario, only when it changed
+    scenarioSeriesChanged = Signal(object)  # ScenarioSeries, only when it changed
     documentChanged = Signal(object)  # EstimateDocument (any change: names, order, inputs)
     documentCommitted = Signal(object, object, str)  # old doc, new doc, description (undoable)
     errorChanged = Signal(str)  # recompute failure ('' when cleared)
@@ -74,8 +76,10 @@ class EstimateStore(QObject):
         else:
             self._doc = EstimateDocument.single(inputs if inputs is not None else EstimateInputs())
         self._result: EstimateResult | None = None
-        self._results: list[EstimateResult | None] = []
-        self._cache: dict[EstimateInputs, EstimateResult] = {}
+        self._outcome: Outcome | None = None
+        self._outcomes: list[Outcome | None] = []
+        self._series: ScenarioSeries | None = None
+        self._cache = Outcomes()
         self._path: Path | None = None
         self._dirty = False
         self._timer = QTimer(self)
@@ -105,7 +109,22 @@ class EstimateStore(QObject):
     @property
     def results(self) -> list[EstimateResult | None]:
         """One result per scenario, as of the last recompute (None where it failed)."""
-        return list(self._results)
+        return [o.result if o is not None else None for o in self._outcomes]
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The selected scenario's last outcome: its result and every plotted series."""
+        return self._outcome
+
+    @property
+    def outcomes(self) -> list[Outcome | None]:
+        """One outcome per scenario, as of the last recompute (None where it failed)."""
+        return list(self._outcomes)
+
+    @property
+    def scenario_series(self) -> ScenarioSeries | None:
+        """Every scenario's bar and curve; None while an estimate fails."""
+        return self._series
 
     @property
     def path(self) -> Path | None:
@@ -130,13 +149,7 @@ class EstimateStore(QObject):
             self.dirtyChanged.emit(dirty)
 
     # --- edits --------------------------------------------------------------------------------
-    def _with_current(self, inputs: EstimateInputs) -> EstimateDocument:
-        doc = self._doc
-        scenarios = list(doc.scenarios)
-        scenarios[doc.active] = Scenario(name=doc.current.name, inputs=inputs)
-        return EstimateDocument(scenarios=tuple(scenarios), active=doc.active)
-
-    def set_field(self, section: str, name: str, value: Any) -> bool:
+    def set_field(self, section: str, name: str, value: object) -> bool:
         """Validate and apply one field; False (and ``fieldError``) when the value is rejected."""
         old = self.inputs
         try:
@@ -158,7 +171,7 @@ class EstimateStore(QObject):
 
     def _replace_inputs(self, inputs: EstimateInputs, record: bool, description: str) -> None:
         old, old_doc = self.inputs, self._doc
-        self._doc = self._with_current(inputs)
+        self._doc = self._doc.with_inputs(inputs)
         self.inputsChanged.emit(inputs)
         self.documentChanged.emit(self._doc)
         if record and inputs != old:
@@ -190,81 +203,48 @@ class EstimateStore(QObject):
         """Make another scenario the one the forms edit (not an undo step, not a change)."""
         if index == self._doc.active or not 0 <= index < len(self._doc.scenarios):
             return
-        doc = EstimateDocument(scenarios=self._doc.scenarios, active=index)
-        self.set_document(doc, record=False)
+        self.set_document(self._doc.selected(index), record=False)
         self.activeScenarioChanged.emit(index)
 
     def add_scenario(self, inputs: EstimateInputs, name: str = "Scenario") -> int:
         """Append a scenario (a free name derived from ``name``) and select it; its index."""
-        doc = self._doc
-        scenario = Scenario(name=doc.unique_name(name), inputs=inputs)
-        new = EstimateDocument(scenarios=(*doc.scenarios, scenario), active=len(doc.scenarios))
-        self.set_document(new, description=f"Add scenario {scenario.name}")
+        new = self._doc.added(inputs, name)
+        self.set_document(new, description=f"Add scenario {new.current.name}")
         return new.active
 
     def duplicate_scenario(self, index: int | None = None) -> int:
         """Copy a scenario (default: the selected one) right after it and select the copy."""
-        doc = self._doc
-        i = doc.active if index is None else index
-        src = doc.scenarios[i]
-        copy = Scenario(name=doc.unique_name(src.name), inputs=src.inputs)
-        scenarios = (*doc.scenarios[: i + 1], copy, *doc.scenarios[i + 1 :])
-        self.set_document(
-            EstimateDocument(scenarios=scenarios, active=i + 1),
-            description=f"Duplicate scenario {src.name}",
-        )
+        i = self._doc.active if index is None else index
+        src = self._doc.scenarios[i].name
+        self.set_document(self._doc.duplicated(i), description=f"Duplicate scenario {src}")
         return i + 1
 
     def rename_scenario(self, index: int, name: str) -> str:
         """'' when renamed (or unchanged), else why not, in one line."""
         doc = self._doc
-        name = " ".join(name.split())
-        old = doc.scenarios[index].name
-        if name == old:
-            return ""
-        if not name:
-            return "A scenario needs a name."
-        if len(name) > 200:
-            return "Scenario names are at most 200 characters."
-        if any(s.name == name for s in doc.scenarios):
-            return f"There is already a scenario named {name!r}."
-        scenarios = list(doc.scenarios)
-        scenarios[index] = Scenario(name=name, inputs=scenarios[index].inputs)
-        self.set_document(
-            EstimateDocument(scenarios=tuple(scenarios), active=doc.active),
-            description=f"Rename scenario {old} to {name}",
-        )
+        problem = doc.rename_problem(index, name)
+        if problem:
+            return problem
+        new = doc.renamed(index, name)
+        old, name = doc.scenarios[index].name, new.scenarios[index].name
+        if name != old:
+            self.set_document(new, description=f"Rename scenario {old} to {name}")
         return ""
 
     def delete_scenario(self, index: int) -> bool:
         """Remove a scenario; the last one cannot be removed."""
-        doc = self._doc
-        n = len(doc.scenarios)
-        if n <= 1 or not 0 <= index < n:
+        new = self._doc.deleted(index)
+        if new is None:
             return False
-        scenarios = doc.scenarios[:index] + doc.scenarios[index + 1 :]
-        active = doc.active
-        if index < active or (index == active and active == n - 1):
-            active -= 1
-        self.set_document(
-            EstimateDocument(scenarios=scenarios, active=active),
-            description=f"Delete scenario {doc.scenarios[index].name}",
-        )
+        self.set_document(new, description=f"Delete scenario {self._doc.scenarios[index].name}")
         return True
 
     def move_scenario(self, index: int, to: int) -> bool:
         """Reorder: the scenario at ``index`` ends at ``to``; the selection follows its scenario."""
-        doc = self._doc
-        n = len(doc.scenarios)
-        if index == to or not (0 <= index < n and 0 <= to < n):
+        new = self._doc.moved(index, to)
+        if new is None:
             return False
-        order = list(range(n))
-        order.insert(to, order.pop(index))
-        scenarios = tuple(doc.scenarios[i] for i in order)
-        self.set_document(
-            EstimateDocument(scenarios=scenarios, active=order.index(doc.active)),
-            description=f"Move scenario {doc.scenarios[index].name}",
-        )
+        self.set_document(new, description=f"Move scenario {self._doc.scenarios[index].name}")
         return True
 
     def compare_methods(self) -> None:
@@ -272,36 +252,44 @@ class EstimateStore(QObject):
         self.set_document(compare_methods(self._doc), description="Compare methods")
 
     # --- results --------------------------------------------------------------------------------
-    def _estimate(self, inputs: EstimateInputs) -> EstimateResult:
-        result = self._cache.get(inputs)
-        if result is None:
-            result = estimate(inputs)
-        return result
-
     def recompute_now(self) -> EstimateResult | None:
-        """Estimate every scenario at once (flushes a pending debounce); the selected result."""
+        """Estimate every scenario at once (flushes a pending debounce); the selected result.
+
+        Each input set is estimated once (``Outcomes``); ``outcomeChanged`` and
+        ``scenarioSeriesChanged`` are emitted only when what they carry changed.
+        """
         self._timer.stop()
-        results: list[EstimateResult | None] = []
-        cache: dict[EstimateInputs, EstimateResult] = {}
+        doc = self._doc
+        outcomes: list[Outcome | None] = []
         error = ""
-        for i, scenario in enumerate(self._doc.scenarios):
+        for i, scenario in enumerate(doc.scenarios):
             try:
-                r = self._estimate(scenario.inputs)
+                o = self._cache.get(scenario.inputs)
             except Exception as exc:  # the last valid result stays visible
-                if i == self._doc.active:
+                if i == doc.active:
                     error = f"Estimate failed: {exc}"
                 elif not error:
                     error = f"Estimate of {scenario.name} failed: {exc}"
-                results.append(None)
+                outcomes.append(None)
                 continue
-            cache[scenario.inputs] = r
-            results.append(r)
-        self._cache = cache
-        self._results = results
-        current = results[self._doc.active]
+            outcomes.append(o)
+        self._cache.keep([s.inputs for s in doc.scenarios])
+        self._outcomes = outcomes
+        current = outcomes[doc.active]
         self.errorChanged.emit(error)
         if current is not None:
-            self._result = current
-            self.resultChanged.emit(current)
-        self.resultsChanged.emit(list(results))
+            self._result = current.result
+            if current != self._outcome:
+                self._outcome = current
+                self.outcomeChanged.emit(current)
+            self.resultChanged.emit(current.result)
+        self.resultsChanged.emit(self.results)
+        series = None
+        if all(o is not None for o in outcomes):
+            names = [s.name for s in doc.scenarios]
+            series = scenario_series(names, outcomes, doc.active)  # type: ignore[arg-type]
+        if series != self._series:
+            self._series = series
+            if series is not None:
+                self.scenarioSeriesChanged.emit(series)
         return self._result

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from .. import __version__
+from ..core.series import Outcomes, document_series
 from .content import Report, report_html, write_html, write_markdown
 
 PDF_DPI = 96
@@ -44,7 +45,7 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
     from ..gui.plots import CostPlot, MemoryPlot, ScenarioCostPlot, ScenarioMemoryPlot, render_png
 
-    doc, results = report.document, list(report.results)
+    doc, outcomes = report.document, Outcomes()
     if report.several:
         views = {"memory": ScenarioMemoryPlot(), "cost": ScenarioCostPlot()}
     else:
@@ -56,13 +57,14 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
             view.resize(*size)
             view.show()
         QApplication.processEvents()
-        for view in views.values():
-            if report.several:
-                names = [s.name for s in doc.scenarios]
-                inputs = [s.inputs for s in doc.scenarios]
-                view.set_scenarios(names, inputs, results, doc.active)
-            else:
-                view.set_result(doc.current.inputs, results[doc.active])
+        if report.several:
+            series = document_series(doc, outcomes)
+            for view in views.values():
+                view.set_scenarios(series)
+        else:
+            outcome = outcomes.get(doc.current.inputs)
+            views["memory"].set_bars(outcome.memory_by_method)
+            views["cost"].set_series(outcome.cost_curve, outcome.cost_now)
         QApplication.processEvents()
         for name, view in views.items():
             images[name] = render_png(view.plot_widget, view.export_item, scale)

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from ftcost_gui.core import EstimateInputs, estimate
-from ftcost_gui.core.document import EstimateDocument, Scenario
-from ftcost_gui.core.scenarios import compare_methods, compare_scenarios, estimate_all
+from ftcost_gui.core.document import EstimateDocument, Scenario, compare_methods
+from ftcost_gui.core.scenarios import compare_scenarios, estimate_all
 
 from .helpers import make
 

@@ -263,17 +263,19 @@ def test_a_file_whose_estimate_fails_shows_no_figures_of_the_previous_one(
     window, tmp_path, monkeypatch
 ):
     """Issue 12: the new title and inputs never sit beside the previous file's figures."""
-    import ftcost_gui.gui.store as store_mod
+    import importlib
+
     from ftcost_gui.core import EstimateInputs
 
-    real = store_mod.estimate
+    series_mod = importlib.import_module("ftcost_gui.core.series")  # what the store estimates with
+    real = series_mod.plan
 
-    def estimate(inputs):  # a file that validates but that the core cannot estimate
+    def plan(inputs):  # a file that validates but that the core cannot estimate
         if inputs.efficiency.mfu == 0.23:
             raise ArithmeticError("the step time is not finite")
         return real(inputs)
 
-    monkeypatch.setattr(store_mod, "estimate", estimate)
+    monkeypatch.setattr(series_mod, "plan", plan)
     before = window.summary_label.text()
     assert window.results_stack.currentWidget() is window.results_page
     doc = window.store.inputs.model_dump()

@@ -8,10 +8,10 @@ from PySide6.QtCore import QPointF
 
 from ftcost_gui.core import estimate, sweep_mfu
 from ftcost_gui.core.results import MEMORY_PART_LABELS
+from ftcost_gui.core.series import SWEEP_MFUS as MFUS
 from ftcost_gui.core.units import GIB
-from ftcost_gui.gui.plots.cost_plot import MFUS
-from ftcost_gui.gui.plots.memory_plot import COMPARED
-from ftcost_gui.gui.variants import variant_inputs
+from ftcost_gui.core.variants import COMPARED_METHODS as COMPARED
+from ftcost_gui.core.variants import variant_inputs
 
 
 def test_memory_bars_match_estimate(window):

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QTabBar
 from ftcost_gui.core import estimate, sweep_mfu
 from ftcost_gui.core.document import EstimateDocument, Scenario
 from ftcost_gui.core.scenarios import compare_scenarios
+from ftcost_gui.core.series import SWEEP_MFUS as MFUS
 from ftcost_gui.core.units import GIB, fmt_usd
-from ftcost_gui.gui.plots.cost_plot import MFUS
 from ftcost_gui.gui.store import EstimateStore
 from ftcost_gui.gui.window.exports import report_format
 from ftcost_gui.io.estimate_file import load_document, load_estimate

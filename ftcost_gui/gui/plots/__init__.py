@@ -1,4 +1,4 @@
-"""Plots: thin pyqtgraph views with one ``set_result(inputs, result)`` entry point each."""
+"""Plots: thin pyqtgraph views that draw the series core/series.py computes (no estimates)."""
 
 from .cost_plot import CostPlot
 from .export import export_png, export_svg, render_png

@@ -8,20 +8,17 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
-from ...core.estimate import sweep_mfu
-from ...core.inputs import EstimateInputs
-from ...core.results import EstimateResult
+from ...core.series import WELL_TUNED_MFU_PCT, CostCurve, CostPoint
 from ...core.units import fmt_usd
 from .base import PlotView
 
-MFUS = [round(0.10 + 0.01 * i, 2) for i in range(51)]  # 0.10 … 0.60
-BAND = (35.0, 55.0)
+BAND = WELL_TUNED_MFU_PCT
 OD_COLOR = "#0072B2"
 SPOT_COLOR = "#D55E00"
 
 
 class CostPlot(PlotView):
-    """``sweep_mfu`` over MFU 10–60 %; hovering shows the costs under the cursor."""
+    """The cost curve over MFU 10–60 % (core.series.CostCurve); hovering shows the costs."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__("Cost per run vs MFU", parent)
@@ -59,25 +56,20 @@ class CostPlot(PlotView):
         self.od = np.array([])
         self.spot: np.ndarray | None = None
         self.current: tuple[float, float, float | None] | None = None
-        self._key: object = None
+        self._curve: CostCurve | None = None
         self.plot_widget.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
 
-    def set_result(self, inputs: EstimateInputs, result: EstimateResult) -> None:
-        # The curves do not depend on the current MFU: an MFU edit only moves the marker.
-        key = inputs.model_copy(
-            update={"efficiency": inputs.efficiency.model_copy(update={"mfu": 0.0})}
-        )
-        if key != self._key:
-            self._key = key
-            self._set_curves(inputs)
-        self._set_marker(inputs, result)
+    def set_series(self, curve: CostCurve, now: CostPoint) -> None:
+        """The curves (redrawn only when they changed: an MFU edit moves the marker alone)."""
+        if curve != self._curve:
+            self._curve = curve
+            self._set_curves(curve)
+        self._set_marker(now)
 
-    def _set_curves(self, inputs: EstimateInputs) -> None:
-        points = sweep_mfu(inputs, MFUS)
-        self.x = np.array([p.mfu * 100 for p in points])
-        self.od = np.array([p.on_demand_usd for p in points])
-        has_spot = all(p.spot_usd is not None for p in points)
-        self.spot = np.array([p.spot_usd for p in points], dtype=float) if has_spot else None
+    def _set_curves(self, curve: CostCurve) -> None:
+        self.x = np.array(curve.mfu_pct)
+        self.od = np.array(curve.on_demand_usd)
+        self.spot = np.array(curve.spot_usd, dtype=float) if curve.spot_usd is not None else None
         self.od_curve.setData(self.x, self.od)
         if self.spot is not None:
             self.spot_curve.setData(self.x, self.spot)
@@ -86,10 +78,8 @@ class CostPlot(PlotView):
             self.spot_curve.setData([], [])
             self.spot_curve.setVisible(False)
 
-    def _set_marker(self, inputs: EstimateInputs, result: EstimateResult) -> None:
-        mfu = inputs.efficiency.mfu * 100
-        cur_od = result.cost.on_demand_usd
-        cur_spot = result.cost.spot_usd
+    def _set_marker(self, now: CostPoint) -> None:
+        mfu, cur_od, cur_spot = now.mfu_pct, now.on_demand_usd, now.spot_usd
         self.current = (mfu, cur_od, cur_spot)
         spots = [{"pos": (mfu, cur_od), "brush": pg.mkBrush(OD_COLOR)}]
         if cur_spot is not None:

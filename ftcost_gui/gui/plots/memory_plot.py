@@ -8,13 +8,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QWidget
 
-from ...core.inputs import EstimateInputs
-from ...core.results import MEMORY_PART_LABELS, EstimateResult
-from ...core.units import GIB
-from ..variants import estimate_variant
+from ...core.results import MEMORY_PART_LABELS
+from ...core.series import MemoryBars
 from .base import PlotView
 
-COMPARED = ("full_amp_adamw", "full_adamw_8bit", "lora", "qlora")
 SHORT = {
     "full_amp_adamw": "Full",
     "full_adamw_8bit": "8-bit Adam",
@@ -50,7 +47,8 @@ WIDTH = 0.6
 
 
 class MemoryPlot(PlotView):
-    """Stacked bars of ``MemoryBreakdown.parts()`` for full / 8-bit / LoRA / QLoRA (+ current)."""
+    """Stacked memory parts of each method (core.series.MemoryBars: full / 8-bit / LoRA / QLoRA,
+    and the current method when it is another), on the current GPU count."""
 
     def __init__(self, parent: QWidget | None = None):
         # The legend sits below the plot so it never covers a bar, at any window width.
@@ -97,49 +95,32 @@ class MemoryPlot(PlotView):
         self.heights_gib: dict[str, list[float]] = {}
         self.gpus_needed: dict[str, int | None] = {}
         self.current_method = ""
-        self._key: object = None
+        self._bars: MemoryBars | None = None
 
-    def set_result(self, inputs: EstimateInputs, result: EstimateResult) -> None:
-        # Memory depends on the model, the method and layout, the sequence length and the GPU's
-        # memory only (core/memory.py): token counts, MFU, prices and project edits skip the redraw.
-        hw = inputs.hardware
-        key = (
-            inputs.model,
-            inputs.training,
-            inputs.data.max_seq_len,
-            hw.gpu.memory_gib,
-            hw.usable_memory_fraction,
-            hw.framework_overhead_gib,
-            result.time.num_gpus,
-        )
-        if key == self._key:
+    def set_bars(self, bars: MemoryBars) -> None:
+        """Draw one stacked bar per method; the same bars as last time draw nothing."""
+        if bars == self._bars:
             return
-        self._key = key
-        method = inputs.training.method
-        methods = COMPARED if method in COMPARED else (*COMPARED, method)
-        results = {
-            m: result if m == method else estimate_variant(inputs, result, m) for m in methods
-        }
+        self._bars = bars
+        methods = bars.keys
+        method = methods[bars.active]
         self.methods = methods
         self.current_method = method
         x = np.arange(len(methods), dtype=float)
-        self.heights_gib = {
-            key: [dict(results[m].memory.parts())[key] / GIB for m in methods]
-            for key in MEMORY_PART_LABELS
-        }
+        self.heights_gib = {key: list(bars.part(key)) for key in MEMORY_PART_LABELS}
         base = np.zeros(len(methods))
         for key, item in self.bars.items():
             h = np.asarray(self.heights_gib[key])
             item.setOpts(x=x, height=h, y0=base.copy(), width=WIDTH)
             base = base + h
         totals = base
-        idx = methods.index(method)
+        idx = bars.active
         self.highlight.setOpts(x=[x[idx]], height=[totals[idx]], y0=[0.0], width=WIDTH + 0.08)
-        usable = result.memory.usable_bytes / GIB
-        total = result.memory.capacity_bytes / GIB
+        usable = bars.usable_gib[idx]
+        total = bars.capacity_gib[idx]
         self.usable_line.setValue(usable)
         self.total_line.setValue(total)
-        self.gpus_needed = {m: results[m].memory.gpus_needed for m in methods}
+        self.gpus_needed = dict(zip(methods, bars.gpus_needed, strict=True))
         for i, label in enumerate(self.count_labels):
             if i < len(methods):
                 n = self.gpus_needed[methods[i]]

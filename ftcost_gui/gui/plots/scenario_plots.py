@@ -12,11 +12,10 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QWidget
 
-from ...core.estimate import sweep_mfu
-from ...core.inputs import EstimateInputs
-from ...core.results import MEMORY_PART_LABELS, EstimateResult
-from ...core.units import GIB, fmt_usd
-from .cost_plot import BAND, MFUS, CostPlot
+from ...core.results import MEMORY_PART_LABELS
+from ...core.series import ScenarioSeries
+from ...core.units import fmt_usd
+from .cost_plot import BAND, CostPlot
 from .memory_plot import WIDTH, MemoryPlot
 
 # Okabe-Ito: distinct for colour-blind readers; past eight the line style changes too.
@@ -93,28 +92,18 @@ class ScenarioMemoryPlot(MemoryPlot):
         self.tick_texts: list[str] = []
         self.usable_gib: list[float] = []
 
-    def set_result(self, inputs: EstimateInputs, result: EstimateResult) -> None:
-        self.set_scenarios(["Scenario"], [inputs], [result], 0)
-
-    def set_scenarios(
-        self,
-        names: Sequence[str],
-        inputs: Sequence[EstimateInputs],
-        results: Sequence[EstimateResult],
-        active: int = 0,
-    ) -> None:
-        key = (tuple(names), tuple(results), active)
-        if key == self._key:
+    def set_scenarios(self, series: ScenarioSeries) -> None:
+        """One bar per scenario, each on its own GPUs; the same bars as last time draw nothing."""
+        bars = series.memory
+        if bars == self._bars:
             return
-        self._key = key
+        self._bars = bars
+        names, active = bars.keys, bars.active
         n = len(names)
         self.names = self.methods = tuple(names)
         self.current_method = names[active] if 0 <= active < n else ""
         x = np.arange(n, dtype=float)
-        self.heights_gib = {
-            part: [dict(r.memory.parts())[part] / GIB for r in results]
-            for part in MEMORY_PART_LABELS
-        }
+        self.heights_gib = {part: list(bars.part(part)) for part in MEMORY_PART_LABELS}
         base = np.zeros(n)
         for part, item in self.bars.items():
             h = np.asarray(self.heights_gib[part])
@@ -128,8 +117,8 @@ class ScenarioMemoryPlot(MemoryPlot):
             self.highlight.setVisible(True)
         else:
             self.highlight.setVisible(False)
-        usable = [r.memory.usable_bytes / GIB for r in results]
-        capacity = [r.memory.capacity_bytes / GIB for r in results]
+        usable = list(bars.usable_gib)
+        capacity = list(bars.capacity_gib)
         self.usable_gib = usable
         same = len({round(u, 6) for u in usable}) == 1 and len({round(c, 6) for c in capacity}) == 1
         self.usable_line.setVisible(same)
@@ -145,7 +134,7 @@ class ScenarioMemoryPlot(MemoryPlot):
             self.usable_marks.setData(xs, np.repeat(usable, 2))
             self.total_marks.setData(xs, np.repeat(capacity, 2))
         self._set_marks_legend(not same)
-        self.gpus_needed = {names[i]: results[i].memory.gpus_needed for i in range(n)}
+        self.gpus_needed = dict(zip(names, bars.gpus_needed, strict=True))
         while len(self.count_labels) < n:
             t = pg.TextItem("", color="#000000", anchor=(0.5, 1.0))
             t.setFont(self.count_labels[0].textItem.font())
@@ -153,10 +142,9 @@ class ScenarioMemoryPlot(MemoryPlot):
             self.count_labels.append(t)
         for i, label in enumerate(self.count_labels):
             if i < n:
-                r = results[i]
-                used = r.time.num_gpus
+                used = bars.num_gpus[i]
                 text = f"{used} GPU{'s' if used != 1 else ''}"
-                if not r.memory.fits:
+                if not bars.fits[i]:
                     text += " ✗"
                 if i == active:
                     text = f"▶ {text}"
@@ -220,41 +208,33 @@ class ScenarioCostPlot(CostPlot):
             [], [], pen=pg.mkPen("#555555", width=1.5, style=Qt.PenStyle.DashLine)
         )
         self.names: tuple[str, ...] = ()
+        self._drawn: object = None
         self.ods: list[np.ndarray] = []
         self.spots: list[np.ndarray | None] = []
 
-    def set_result(self, inputs: EstimateInputs, result: EstimateResult) -> None:
-        self.set_scenarios(["Scenario"], [inputs], [result], 0)
-
-    def set_scenarios(
-        self,
-        names: Sequence[str],
-        inputs: Sequence[EstimateInputs],
-        results: Sequence[EstimateResult],
-        active: int = 0,
-    ) -> None:
-        key = (tuple(names), tuple(inputs), active)
-        if key == self._key:
+    def set_scenarios(self, series: ScenarioSeries) -> None:
+        """One curve per scenario; the same curves and points as last time draw nothing."""
+        key = (series.names, series.active, series.curves, series.now)
+        if key == self._drawn:
             return
-        self._key = key
+        self._drawn = key
+        names, active = series.names, series.active
         pi = self.plot_item
         for item in (*self.curves, *self.spot_curves):
             pi.removeItem(item)
         self.legend.clear()
         self.curves, self.spot_curves = [], []
         self.names = tuple(names)
-        self.x = np.array([m * 100 for m in MFUS])
+        self.x = np.array(series.curves[0].mfu_pct) if series.curves else np.array([])
         self.ods, self.spots = [], []
         spots_data = []
         ymax = 0.0
-        for i, (name, inp, res) in enumerate(zip(names, inputs, results, strict=True)):
+        for i, (name, curve, now) in enumerate(zip(names, series.curves, series.now, strict=True)):
             color = scenario_color(i)
             style = Qt.PenStyle.SolidLine if i < len(SCENARIO_COLORS) else Qt.PenStyle.DashDotLine
             width = 3.2 if i == active else 2.0
-            points = sweep_mfu(inp, MFUS)
-            od = np.array([p.on_demand_usd for p in points])
-            has_spot = all(p.spot_usd is not None for p in points)
-            spot = np.array([p.spot_usd for p in points], dtype=float) if has_spot else None
+            od = np.array(curve.on_demand_usd)
+            spot = np.array(curve.spot_usd, dtype=float) if curve.spot_usd is not None else None
             self.ods.append(od)
             self.spots.append(spot)
             label = ("▶ " if i == active else "") + short_name(name, 28)
@@ -266,15 +246,14 @@ class ScenarioCostPlot(CostPlot):
                 )
                 self.spot_curves.append(sc)
                 ymax = max(ymax, float(spot.max()))
-            mfu = inp.efficiency.mfu * 100
             spots_data.append(
-                {"pos": (mfu, res.cost.on_demand_usd), "brush": pg.mkBrush(color), "symbol": "o"}
+                {"pos": (now.mfu_pct, now.on_demand_usd), "brush": pg.mkBrush(color), "symbol": "o"}
             )
-            ymax = max(ymax, float(od.max()), res.cost.on_demand_usd)
+            ymax = max(ymax, float(od.max()), now.on_demand_usd)
         if self.spot_curves:
             self.legend.addItem(self.spot_key, "spot (dashed)")
         self.markers.setData(spots_data)
-        mfus = [inp.efficiency.mfu * 100 for inp in inputs] or [40.0]
+        mfus = [now.mfu_pct for now in series.now] or [40.0]
         xmin, xmax = min(8.0, min(mfus) - 2), max(62.0, max(mfus) + 2)
         pi.setXRange(xmin, xmax, padding=0)
         pi.setYRange(0, (ymax or 1.0) * 1.08, padding=0)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.results import EstimateResult
+from ...core.series import Outcome, ScenarioSeries
 from ..store import EstimateStore
 
 if TYPE_CHECKING:  # pragma: no cover - the plots import pyqtgraph, loaded on first use
@@ -71,8 +71,8 @@ class ChartsArea(QWidget):
         lay.addLayout(mode_row)
         lay.addWidget(self.charts_stack, 1)
         self.chart_mode.currentIndexChanged.connect(self._on_mode)
-        store.resultChanged.connect(self._on_result)
-        store.resultsChanged.connect(self._on_results)
+        store.outcomeChanged.connect(self._on_outcome)
+        store.scenarioSeriesChanged.connect(self._on_scenario_series)
 
     # --- modes ----------------------------------------------------------------------------------
     def mode(self) -> str:
@@ -111,8 +111,8 @@ class ChartsArea(QWidget):
             self._placeholder.hide()
             self._placeholder.setParent(None)
             self.plots_splitter.setSizes([1, 1])
-            if self.store.result is not None:
-                self._on_result(self.store.result)
+            if self.store.outcome is not None:
+                self._on_outcome(self.store.outcome)
         return self.memory_plot, self.cost_plot
 
     def ensure_scenario_plots(self) -> tuple[ScenarioMemoryPlot, ScenarioCostPlot]:
@@ -137,23 +137,18 @@ class ChartsArea(QWidget):
         splitter.addWidget(plot)
 
     # --- store → plots --------------------------------------------------------------------------
-    def _on_result(self, result: EstimateResult) -> None:
+    def _on_outcome(self, outcome: Outcome) -> None:
         if self.memory_plot is not None and self.cost_plot is not None:
-            inputs = self.store.inputs
-            self.memory_plot.set_result(inputs, result)
-            self.cost_plot.set_result(inputs, result)
+            self.memory_plot.set_bars(outcome.memory_by_method)
+            self.cost_plot.set_series(outcome.cost_curve, outcome.cost_now)
 
-    def _on_results(self, _results: list[EstimateResult | None]) -> None:
+    def _on_scenario_series(self, _series: ScenarioSeries) -> None:
         if self.scenario_plots is not None and self.mode() == "scenarios":
             self._update_scenario_plots()
 
     def _update_scenario_plots(self) -> None:
-        if self.scenario_plots is None:
+        series = self.store.scenario_series
+        if self.scenario_plots is None or series is None:
             return
-        doc, results = self.store.document, self.store.results
-        if len(results) != len(doc.scenarios) or any(r is None for r in results):
-            return
-        names = [s.name for s in doc.scenarios]
-        inputs = [s.inputs for s in doc.scenarios]
         for plot in self.scenario_plots:
-            plot.set_scenarios(names, inputs, results, doc.active)
+            plot.set_scenarios(series)

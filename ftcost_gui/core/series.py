@@ -1,0 +1,204 @@
+"""Everything the plots draw, computed by the core: one ``Outcome`` per input set.
+
+An ``Outcome`` is the estimate and every series a view plots from it: the memory per GPU by method
+(each method on the same GPUs) and the cost per run against MFU with the current point. Views
+draw the series they are given and compare them by value to skip a redraw; they never estimate.
+``Outcomes`` computes each input set once: a full estimate (one ``plan``) per input set, and the
+memory of another method once per ``MemoryInputs`` (an MFU, price or token edit reuses the bars).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .architecture import ParamCounts
+from .document import EstimateDocument
+from .estimate import Plan, finish, plan, sweep
+from .inputs import EstimateInputs
+from .memory import RECIPES
+from .memory_step import MemoryInputs, memory_per_gpu
+from .params import NO_ADAPTERS, lora_adapters
+from .results import MEMORY_PART_LABELS, EstimateResult, MemoryBreakdown
+from .units import GIB
+from .variants import compared_methods, training_same_gpus
+
+# The cost curve's MFU values: 10 % … 60 % in steps of 1 %, around the well-tuned band.
+SWEEP_MFUS: tuple[float, ...] = tuple(round(0.10 + 0.01 * i, 2) for i in range(51))
+WELL_TUNED_MFU_PCT = (35.0, 55.0)  # article 000: a well-tuned run reaches 35–55 % MFU
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryBars:
+    """Stacked memory bars, one per method (or scenario); parts in MEMORY_PART_LABELS order."""
+
+    keys: tuple[str, ...]  # methods, or scenario names
+    active: int  # the bar of the current method / the selected scenario
+    parts_gib: tuple[tuple[float, ...], ...]  # [part][bar]
+    usable_gib: tuple[float, ...]  # per bar
+    capacity_gib: tuple[float, ...]
+    gpus_needed: tuple[int | None, ...]  # fewest GPUs that fit; None: no count does
+    num_gpus: tuple[int, ...]  # the GPUs each bar is drawn for
+    fits: tuple[bool, ...]
+
+    @property
+    def totals_gib(self) -> tuple[float, ...]:
+        return tuple(sum(col) for col in zip(*self.parts_gib, strict=True))
+
+    def part(self, key: str) -> tuple[float, ...]:
+        return self.parts_gib[PART_INDEX[key]]
+
+
+PART_INDEX = {key: i for i, key in enumerate(MEMORY_PART_LABELS)}
+
+
+def memory_bars(
+    keys: Sequence[str], memories: Sequence[MemoryBreakdown], num_gpus: Sequence[int], active: int
+) -> MemoryBars:
+    parts = [dict(m.parts()) for m in memories]
+    return MemoryBars(
+        keys=tuple(keys),
+        active=active,
+        parts_gib=tuple(tuple(p[key] / GIB for p in parts) for key in MEMORY_PART_LABELS),
+        usable_gib=tuple(m.usable_bytes / GIB for m in memories),
+        capacity_gib=tuple(m.capacity_bytes / GIB for m in memories),
+        gpus_needed=tuple(m.gpus_needed for m in memories),
+        num_gpus=tuple(num_gpus),
+        fits=tuple(m.fits for m in memories),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CostPoint:
+    mfu_pct: float
+    on_demand_usd: float
+    spot_usd: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class CostCurve:
+    """Cost per run over SWEEP_MFUS; the spot line only when every point has a spot price."""
+
+    mfu_pct: tuple[float, ...]
+    on_demand_usd: tuple[float, ...]
+    spot_usd: tuple[float, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One input set's estimate and everything plotted from it."""
+
+    inputs: EstimateInputs
+    result: EstimateResult
+    memory_by_method: MemoryBars
+    cost_curve: CostCurve
+    cost_now: CostPoint  # the inputs' MFU on the curve
+
+
+def cost_curve(p: Plan) -> CostCurve:
+    points = sweep(p, list(SWEEP_MFUS))
+    spot = tuple(pt.spot_usd for pt in points)
+    return CostCurve(
+        mfu_pct=tuple(pt.mfu * 100 for pt in points),
+        on_demand_usd=tuple(pt.on_demand_usd for pt in points),
+        spot_usd=None if any(s is None for s in spot) else spot,  # type: ignore[arg-type]
+    )
+
+
+def method_memory(mi: MemoryInputs, counts: ParamCounts) -> MemoryBreakdown:
+    """The memory step alone (no time or cost): all the memory bars need of another method."""
+    full = RECIPES[mi.training.method].full
+    adapters = NO_ADAPTERS if full else lora_adapters(mi.model, counts, mi.training)
+    return memory_per_gpu(mi, counts, adapters, []).breakdown
+
+
+class Outcomes:
+    """Outcome per input set, each computed once; ``keep`` forgets what no scenario uses."""
+
+    def __init__(self) -> None:
+        self._outcomes: dict[EstimateInputs, Outcome] = {}
+        self._memory: dict[MemoryInputs, MemoryBreakdown] = {}
+        self._uses: dict[EstimateInputs, tuple[MemoryInputs, ...]] = {}
+
+    def get(self, inputs: EstimateInputs) -> Outcome:
+        found = self._outcomes.get(inputs)
+        if found is None:
+            found = self._outcomes[inputs] = self._compute(inputs)
+        return found
+
+    def keep(self, inputs: Sequence[EstimateInputs]) -> None:
+        """Forget every input set but these, and the other methods' memory only they used."""
+        wanted = set(inputs)
+        self._outcomes = {k: v for k, v in self._outcomes.items() if k in wanted}
+        self._uses = {k: v for k, v in self._uses.items() if k in wanted}
+        used = {mi for uses in self._uses.values() for mi in uses}
+        self._memory = {k: v for k, v in self._memory.items() if k in used}
+
+    def _compute(self, inputs: EstimateInputs) -> Outcome:
+        p = plan(inputs)
+        result = finish(p)
+        n = result.time.num_gpus
+        current = inputs.training.method
+        base = MemoryInputs.of(inputs)
+        methods = compared_methods(current)
+        memories, uses = [], []
+        for method in methods:
+            if method == current:
+                memories.append(result.memory)
+                continue
+            training = training_same_gpus(inputs.training, method, n)
+            mi = MemoryInputs(
+                base.model, training, base.seq_len, base.gpu_memory_gib,
+                base.usable_memory_fraction, base.framework_overhead_gib,
+            )  # fmt: skip
+            memory = self._memory.get(mi)
+            if memory is None:
+                memory = self._memory[mi] = method_memory(mi, p.counts)
+            memories.append(memory)
+            uses.append(mi)
+        self._uses[inputs] = tuple(uses)
+        bars = memory_bars(methods, memories, [n] * len(methods), methods.index(current))
+        return Outcome(
+            inputs=inputs,
+            result=result,
+            memory_by_method=bars,
+            cost_curve=cost_curve(p),
+            cost_now=CostPoint(
+                inputs.efficiency.mfu * 100, result.cost.on_demand_usd, result.cost.spot_usd
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioSeries:
+    """The 'all scenarios' plots: one memory bar and one cost curve per scenario."""
+
+    names: tuple[str, ...]
+    active: int
+    memory: MemoryBars  # keys: the scenario names; each bar on its own GPUs
+    curves: tuple[CostCurve, ...]
+    now: tuple[CostPoint, ...]
+
+
+def scenario_series(
+    names: Sequence[str], outcomes: Sequence[Outcome], active: int
+) -> ScenarioSeries:
+    results = [o.result for o in outcomes]
+    return ScenarioSeries(
+        names=tuple(names),
+        active=active,
+        memory=memory_bars(
+            names, [r.memory for r in results], [r.time.num_gpus for r in results], active
+        ),
+        curves=tuple(o.cost_curve for o in outcomes),
+        now=tuple(o.cost_now for o in outcomes),
+    )
+
+
+def document_series(document: EstimateDocument, outcomes: Outcomes) -> ScenarioSeries:
+    """Every scenario of a document (the report's and the CLI's way in)."""
+    return scenario_series(
+        [s.name for s in document.scenarios],
+        [outcomes.get(s.inputs) for s in document.scenarios],
+        document.active,
+    )
