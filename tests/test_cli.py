@@ -13,7 +13,8 @@ import pytest
 
 from ftcost_gui import __version__
 from ftcost_gui.cli import main
-from ftcost_gui.cli_format import LABEL_WIDTH, estimate_document, to_json
+from ftcost_gui.cli.documents import estimate_document, to_json
+from ftcost_gui.cli.estimate_text import LABEL_WIDTH
 from ftcost_gui.core.estimate import estimate
 from ftcost_gui.core.inputs import EstimateInputs
 from ftcost_gui.core.units import fmt_flops, fmt_gib, fmt_usd

@@ -31,6 +31,7 @@ class FieldSpec:
     choices: tuple[str, ...]
     advanced: bool
     zero_text: str | None = None  # how the form shows 0 when 0 means "derived"
+    exclusive_max: bool = False  # the maximum itself is not allowed (``lt``)
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
@@ -47,7 +48,7 @@ def field_spec(model: type[BaseModel], name: str) -> FieldSpec:
     ann, optional = _unwrap(info.annotation)
     extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
     lo = hi = None
-    exclusive = False
+    exclusive = exclusive_hi = False
     for meta in info.metadata:
         if isinstance(meta, Ge):
             lo = float(meta.ge)
@@ -56,7 +57,7 @@ def field_spec(model: type[BaseModel], name: str) -> FieldSpec:
         elif isinstance(meta, Le):
             hi = float(meta.le)
         elif isinstance(meta, Lt):
-            hi = float(meta.lt)
+            hi, exclusive_hi = float(meta.lt), True
     choices: tuple[str, ...] = ()
     if typing.get_origin(ann) is Literal:
         kind = "choice"
@@ -89,6 +90,7 @@ def field_spec(model: type[BaseModel], name: str) -> FieldSpec:
         choices=choices,
         advanced=bool(extra.get("advanced", False)),
         zero_text=str(extra["zero_text"]) if "zero_text" in extra else None,
+        exclusive_max=exclusive_hi,
     )
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ftcost_gui.cli_csv import CsvOutputError, add_csv_flag, check_csv_args, emit_csv
-from ftcost_gui.cli_report import add_report_parser, run_report
+from ftcost_gui.cli.csv_out import CsvOutputError, add_csv_flag, check_csv_args, emit_csv
+from ftcost_gui.cli.report_cmd import add_report_parser, run_report
 from ftcost_gui.core.rows import result_rows
 from ftcost_gui.core.scenarios import compare_scenarios, estimate_all
 from ftcost_gui.core.units import fmt_usd
@@ -170,7 +170,7 @@ def test_cli_report_in_a_fresh_process_sets_offscreen(tmp_path):
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     code = (
         "import argparse, sys;"
-        "from ftcost_gui.cli_report import add_report_parser, run_report;"
+        "from ftcost_gui.cli.report_cmd import add_report_parser, run_report;"
         "p = argparse.ArgumentParser(); add_report_parser(p.add_subparsers());"
         "sys.exit(run_report(p.parse_args(sys.argv[1:])))"
     )
@@ -187,7 +187,7 @@ def test_cli_report_in_a_fresh_process_sets_offscreen(tmp_path):
 def test_report_text_builders_do_not_load_qt():
     code = (
         "import sys, ftcost_gui.report, ftcost_gui.report.content, ftcost_gui.report.tables,"
-        " ftcost_gui.cli_csv, ftcost_gui.cli_report;"
+        " ftcost_gui.cli.csv_out, ftcost_gui.cli.report_cmd;"
         "print([m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph')])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -12,8 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_OK = 0
-EXIT_USAGE = 2
+from ..io.names import for_terminal, plain
+from .common import EXIT_OK, CliError, fail
+from .paths import check_input, check_output
+from .values import Text, quoted
+
 _QUIET = ("This plugin does not support",)  # offscreen-plugin chatter while plots lay out
 
 
@@ -25,7 +28,9 @@ def add_report_parser(subparsers: Any) -> argparse.ArgumentParser:
         "inputs, each scenario's figures and arithmetic, the assumptions and the GPU prices used. "
         "HTML is one self-contained file; Markdown writes its plots as PNG files next to it.",
     )
-    p.add_argument("file", metavar="FILE", help="an estimate file (.ftcost)")
+    p.add_argument(
+        "file", metavar="FILE", type=Text("a file path"), help="an estimate file (.ftcost)"
+    )
     p.add_argument("--pdf", metavar="PATH", help="write a PDF report (A4)")
     p.add_argument("--html", metavar="PATH", help="write a self-contained HTML report")
     p.add_argument("--md", metavar="PATH", help="write a Markdown report (+ PATH-stem-*.png)")
@@ -56,18 +61,17 @@ def _baseline(document: Any, text: str | None) -> int:
     if text.strip().isdigit() and 1 <= int(text) <= len(names):
         return int(text) - 1
     raise ReportError(
-        f"--baseline: no scenario {text!r} in the file (scenarios: "
-        + ", ".join(f"{i + 1} {n!r}" for i, n in enumerate(names))
+        f"--baseline: no scenario {quoted(text)} in the file (scenarios: "
+        + ", ".join(f"{i + 1} {quoted(n)}" for i, n in enumerate(names))
         + ")"
     )
 
 
 def _check_target(path: str, flag: str) -> None:
-    parent = Path(path).expanduser().resolve().parent
-    if not parent.is_dir():
-        raise ReportError(f"{flag}: the folder {parent} does not exist")
-    if Path(path).is_dir():
-        raise ReportError(f"{flag}: {path} is a folder")
+    try:
+        check_output(path, flag, folder_must_exist=True)
+    except CliError as exc:
+        raise ReportError(str(exc)) from None
 
 
 def _quiet_handler(previous: Any):
@@ -87,13 +91,12 @@ def run_report(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     except ReportError as exc:
-        sys.stderr.write(f"ftcost: error: {' '.join(str(exc).split())}\n")
-        return EXIT_USAGE
+        return fail(sys.stderr, exc)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .core.scenarios import estimate_all
-    from .io.estimate_file import EstimateFileError, load_document
+    from ..core.scenarios import estimate_all
+    from ..io.estimate_file import EstimateFileError, load_document
 
     targets = {k: getattr(args, k, None) for k in ("pdf", "html", "md")}
     targets = {k: v for k, v in targets.items() if v}
@@ -102,7 +105,7 @@ def _run(args: argparse.Namespace) -> int:
     for fmt, path in targets.items():
         _check_target(path, f"--{fmt}")
     if "md" in targets and not getattr(args, "force", False):
-        from .report.content import existing_markdown_images
+        from ..report.content import existing_markdown_images
 
         clashes = existing_markdown_images(targets["md"])
         if clashes:
@@ -111,8 +114,9 @@ def _run(args: argparse.Namespace) -> int:
                 f"{Path(targets['md']).name}; pass --force to replace them"
             )
     try:
+        check_input(args.file)
         document = load_document(args.file)
-    except EstimateFileError as exc:
+    except (EstimateFileError, CliError) as exc:
         raise ReportError(str(exc)) from None
     try:
         results = estimate_all(document)
@@ -120,12 +124,13 @@ def _run(args: argparse.Namespace) -> int:
         raise ReportError(f"cannot estimate {args.file}: {exc}") from None
     baseline = _baseline(document, getattr(args, "baseline", None))
 
-    from .report import Report
+    from ..report import Report
 
-    title = getattr(args, "title", None) or Path(args.file).stem
+    # One clean line: a title is shown in the report, whatever bytes the shell passed.
+    title = plain(getattr(args, "title", None) or "").strip() or plain(Path(args.file).stem)
     report = Report(document=document, results=results, title=title, baseline=baseline)
     try:
-        from .report.render import ensure_qapp, export_report
+        from ..report.render import ensure_qapp, export_report
 
         ensure_qapp()
         from PySide6.QtCore import qInstallMessageHandler
@@ -137,8 +142,10 @@ def _run(args: argparse.Namespace) -> int:
         written = export_report(report, **targets, replace_images=getattr(args, "force", False))
     except OSError as exc:
         raise ReportError(f"cannot write the report: {exc.strerror or exc}") from None
+    except UnicodeError:  # a file name that is not UTF-8, written into the report's links
+        raise ReportError("cannot write the report: its file name is not valid UTF-8") from None
     finally:
         qInstallMessageHandler(previous)
     for path in written:
-        sys.stdout.write(f"wrote {path}\n")
+        sys.stdout.write(f"wrote {for_terminal(path)}\n")
     return EXIT_OK

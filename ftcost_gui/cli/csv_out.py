@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .core.results import EstimateResult
-from .io.estimate_file import SUFFIX, EstimateFileError, load_document
-from .io.export_csv import results_csv, write_results_csv
+from ..core.results import EstimateResult
+from ..io.estimate_file import SUFFIX, EstimateFileError, load_document
+from ..io.export_csv import results_csv, write_results_csv
 
 STDOUT = "-"
 

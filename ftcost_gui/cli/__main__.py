@@ -1,0 +1,7 @@
+"""``python -m ftcost_gui.cli``: the same program as ``ftcost``."""
+
+from __future__ import annotations
+
+from .commands import main
+
+raise SystemExit(main())
