@@ -71,4 +71,11 @@ def main(argv: Sequence[str] | None = None, started: float | None = None) -> int
     if os.environ.get(SMOKE_ENV) == "1":
         _exit_after_first_paint(app, window, started)
     window.show()
-    return app.exec()
+    code = app.exec()
+    # Widgets before the application: a dialog still open when the loop ended (the smoke exit
+    # during a start-up warning) otherwise outlives QApplication and crashes at interpreter exit.
+    from PySide6.QtCore import QEvent
+
+    window.deleteLater()
+    app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+    return code

@@ -16,6 +16,7 @@ attributes only (``store``, ``result_tabs``, ``menuBar()``, ``statusBar()``, ``d
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -117,7 +118,8 @@ class CatalogService(QObject):
             scan = self.store.scan()
         except CatalogError as exc:  # the config folder itself is unreadable
             rows, active, names = merge_catalogs(self.store.builtin), None, []
-            found = [CatalogProblem(self.store.active_path, None, str(exc))]
+            # not store.active_path: it needs the very folder that just failed
+            found = [CatalogProblem(Path("catalogs"), None, str(exc))]
         else:
             rows = merge_catalogs(self.store.builtin, scan.user_catalog())
             active, names, found = scan.active, scan.names(), list(scan.problems)

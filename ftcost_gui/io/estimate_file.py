@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -26,6 +25,8 @@ from ..core.document import EstimateDocument
 from ..core.errors import first_error
 from ..core.inputs import EstimateInputs
 from .atomic import atomic_write_text
+from .loader import ESTIMATE, FileReadError, read_bytes
+from .names import path_name
 
 FORMAT = "ftcost-estimate"
 VERSION = 2
@@ -119,12 +120,11 @@ def save_estimate(path: str | os.PathLike[str], inputs: EstimateInputs) -> None:
 
 
 def load_document(path: str | os.PathLike[str]) -> EstimateDocument:
-    p = Path(path)
     try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise EstimateFileError(f"cannot read {p}: {exc.strerror or exc}") from None
-    return loads_document(data, source=p.name)
+        data = read_bytes(path, ESTIMATE)
+    except FileReadError as exc:
+        raise EstimateFileError(str(exc)) from None
+    return loads_document(data, source=path_name(path))
 
 
 def load_estimate(path: str | os.PathLike[str]) -> EstimateInputs:

@@ -15,9 +15,10 @@ from typing import Any
 
 from ..core.architecture import ModelSpec
 from .hf_config import CONFIG_NAME, ModelConfigError, load_hf_config
+from .loader import HF_REF, FileReadError, read_bytes
 
 REPO_PREFIX = "models--"
-MAX_REF_BYTES = 1024
+MAX_REF_BYTES = HF_REF.max_bytes
 
 
 def hf_cache_dir() -> Path:
@@ -86,9 +87,8 @@ def newest_snapshot(repo_path: Path) -> Path | None:
     snapshots = repo_path / "snapshots"
     ref = repo_path / "refs" / "main"
     try:
-        with ref.open("rb") as f:
-            commit = f.read(MAX_REF_BYTES).decode("ascii", "replace").strip()
-    except OSError:
+        commit = read_bytes(ref, HF_REF).decode("ascii", "replace").strip()
+    except FileReadError:
         commit = ""
     if commit and "/" not in commit and commit not in (".", ".."):
         chosen = snapshots / commit
@@ -117,7 +117,7 @@ def inspect_cached_repo(repo_path: Path) -> CachedModel | None:
         return CachedModel(repo_id, repo_path, None, "", None, None, "no snapshot downloaded")
     files = _safetensors_files(snapshot)
     config = snapshot / CONFIG_NAME
-    if not config.is_file():
+    if not os.path.lexists(config):  # a FIFO or device in its place is refused by the reader
         return CachedModel(
             repo_id, repo_path, snapshot, snapshot.name, None, None,
             f"the snapshot has no {CONFIG_NAME}", files,
@@ -154,7 +154,7 @@ def find_cached(repo_id: str, root: str | os.PathLike[str] | None = None) -> Cac
         return None
     wanted = (REPO_PREFIX + "--".join(parts)).lower()
     direct = base / (REPO_PREFIX + "--".join(parts))
-    if direct.is_dir():
+    if os.path.isdir(direct):  # never raises, even for a name too long for the file system
         return inspect_cached_repo(direct)
     for repo_path in _subdirs(base):  # case differs from the folder's
         if repo_path.name.lower() == wanted:

@@ -20,9 +20,10 @@ from pydantic import ValidationError
 
 from ..core.architecture import ModelSpec
 from ..core.errors import first_error
+from .loader import HF_CONFIG, FileReadError, read_bytes, shown
 
 CONFIG_NAME = "config.json"
-MAX_CONFIG_BYTES = 10_000_000  # a config.json is a few kB; refuse anything absurd
+MAX_CONFIG_BYTES = HF_CONFIG.max_bytes  # a config.json is a few kB; refuse anything absurd
 
 
 class ModelConfigError(Exception):
@@ -345,13 +346,13 @@ def spec_from_hf_config(config: dict[str, Any], name: str = "") -> ModelSpec:
 def config_path(path: str | os.PathLike[str]) -> Path:
     """The config.json a path names: the file itself, or the one inside a folder."""
     p = Path(path).expanduser()
-    if p.is_dir():
+    if os.path.isdir(p):  # os.path never raises (a 5,000-character name is simply not there)
         inner = p / CONFIG_NAME
-        if not inner.is_file():
-            raise ModelConfigError(f"{p} has no {CONFIG_NAME}.")
-        return inner
-    if not p.is_file():
-        raise ModelConfigError(f"{p} does not exist.")
+        if not os.path.lexists(inner):
+            raise ModelConfigError(f"{shown(p)} has no {CONFIG_NAME}.")
+        return inner  # read_hf_config refuses it if it is not a regular file
+    if not os.path.lexists(p):
+        raise ModelConfigError(f"{shown(p)} does not exist.")
     return p
 
 
@@ -359,18 +360,17 @@ def read_hf_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The parsed config.json at a path (file or folder); ModelConfigError if unreadable."""
     p = config_path(path)
     try:
-        with p.open("rb") as f:
-            raw = f.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ModelConfigError(f"{p} cannot be read: {exc.strerror or exc}.") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ModelConfigError(f"{p} is larger than {MAX_CONFIG_BYTES:,} bytes; not a config.json.")
+        raw = read_bytes(p, HF_CONFIG)
+    except FileReadError as exc:
+        raise ModelConfigError(str(exc)) from None
     try:
         doc = json.loads(raw)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError
-        raise ModelConfigError(f"{p} is not valid JSON (corrupt or truncated): {exc}") from None
+        raise ModelConfigError(
+            f"{shown(p)} is not valid JSON (corrupt or truncated): {exc}"
+        ) from None
     if not isinstance(doc, dict):
-        raise ModelConfigError(f"{p} does not hold a JSON object.")
+        raise ModelConfigError(f"{shown(p)} does not hold a JSON object.")
     return doc
 
 
@@ -390,4 +390,4 @@ def load_hf_config(path: str | os.PathLike[str], name: str = "") -> ModelSpec:
     try:
         return spec_from_hf_config(config, label)
     except ModelConfigError as exc:
-        raise ModelConfigError(f"{p}: {exc}", exc.partial) from None
+        raise ModelConfigError(f"{shown(p)}: {exc}", exc.partial) from None

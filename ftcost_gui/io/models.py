@@ -14,6 +14,7 @@ from pathlib import Path
 from ..core.architecture import ModelSpec
 from .hf_cache import find_cached
 from .hf_config import ModelConfigError, load_hf_config, spec_from_hf_config
+from .names import plain
 from .resources import builtin_presets
 
 __all__ = [
@@ -33,6 +34,12 @@ def suggest_presets(key: str, n: int = 3) -> list[str]:
         by_alias.setdefault(p.spec.name.lower(), p.id)
     close = difflib.get_close_matches(key.strip().lower(), list(by_alias), n=2 * n, cutoff=0.5)
     return list(dict.fromkeys(by_alias[c] for c in close))[:n]
+
+
+def _short(text: str, limit: int = 120) -> str:
+    """What the user typed, clean and short enough for a one-line message."""
+    clean = plain(text)
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
 
 
 def _looks_like_path(key: str) -> bool:
@@ -59,11 +66,14 @@ def resolve_model(key: str, cache_root: str | os.PathLike[str] | None = None) ->
     if preset is not None:
         return preset.spec
 
-    path = Path(text).expanduser()
-    if path.exists():
+    try:
+        path = Path(text).expanduser()
+    except RuntimeError:  # "~" with no home folder
+        path = Path(text)
+    if os.path.lexists(path):  # never raises: a name too long for the file system is not a path
         return load_hf_config(path)
     if _looks_like_path(text):
-        raise ModelConfigError(f"{text} does not exist.")
+        raise ModelConfigError(f"{_short(text)} does not exist.")
 
     cached = find_cached(text, cache_root)
     if cached is not None:
@@ -81,6 +91,6 @@ def resolve_model(key: str, cache_root: str | os.PathLike[str] | None = None) ->
     close = suggest_presets(text)
     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else "."
     raise ModelConfigError(
-        f"unknown model {text!r}: not a preset, a config.json or model folder, nor a repository "
-        f"in the local Hugging Face cache{hint}"
+        f"unknown model {_short(text)!r}: not a preset, a config.json or model folder, nor a "
+        f"repository in the local Hugging Face cache{hint}"
     )

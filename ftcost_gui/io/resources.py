@@ -11,6 +11,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from ..core.catalog import GpuCatalog, PresetLibrary
+from .loader import RESOURCE, read_bytes
 
 
 @cache
@@ -31,10 +32,10 @@ def resource_path(*parts: str) -> Path:
 @cache
 def builtin_catalog() -> GpuCatalog:
     """The read-only built-in GPU catalog (resources/gpus.json)."""
-    return GpuCatalog.model_validate_json(resource_path("gpus.json").read_bytes())
+    return GpuCatalog.model_validate_json(read_bytes(resource_path("gpus.json"), RESOURCE))
 
 
 @cache
 def builtin_presets() -> PresetLibrary:
     """Model presets (resources/models.json)."""
-    return PresetLibrary.model_validate_json(resource_path("models.json").read_bytes())
+    return PresetLibrary.model_validate_json(read_bytes(resource_path("models.json"), RESOURCE))

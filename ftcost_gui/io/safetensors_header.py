@@ -4,10 +4,16 @@ A safetensors file starts with an 8-byte little-endian unsigned header length n,
 JSON: ``{"name": {"dtype": "BF16", "shape": [..], "data_offsets": [begin, end]}, ...,
 "__metadata__": {...}}``; the tensor data follows. Reading a header is open, read 8, read n: the
 data region is never touched, however large the file.
+
+A header is a claim, checked against the file: every tensor's shape × dtype width must equal its
+byte range, ranges must not overlap, and they must fit in the bytes that follow the header (a
+32-byte file cannot hold 10^36 parameters). Files are read through the one loader (regular files
+only: a FIFO or device named ``*.safetensors`` is refused, never read).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -15,10 +21,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .loader import SAFETENSORS, SAFETENSORS_INDEX, FileReadError, open_regular, read_bytes, shown
+
 MAX_HEADER_BYTES = 100_000_000
 INDEX_NAME = "model.safetensors.index.json"
-MAX_INDEX_BYTES = 50_000_000
+MAX_INDEX_BYTES = SAFETENSORS_INDEX.max_bytes
 METADATA_KEY = "__metadata__"
+# Bits per element of the dtypes the safetensors format defines (safetensors/src/tensor.rs,
+# Dtype::bitsize). A dtype not listed here is accepted with a weaker check: at least one bit
+# per element.
+DTYPE_BITS = {
+    "BOOL": 8, "U8": 8, "I8": 8, "F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8, "E8M0": 8,
+    "I16": 16, "U16": 16, "F16": 16, "BF16": 16,
+    "I32": 32, "U32": 32, "F32": 32, "C64": 64,
+    "F64": 64, "I64": 64, "U64": 64,
+    "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6,
+}  # fmt: skip
 
 
 class SafetensorsError(Exception):
@@ -46,7 +64,7 @@ def read_safetensors_header(
 def _read_header(p: Path, max_header_bytes: int) -> tuple[dict[str, Any], int]:
     """(header, bytes of data after it) of one file: open, read 8, read n; nothing more."""
     try:
-        with p.open("rb") as f:
+        with open_regular(p, SAFETENSORS) as f:
             size = os.fstat(f.fileno()).st_size
             prefix = f.read(8)
             if len(prefix) < 8:
@@ -65,6 +83,8 @@ def _read_header(p: Path, max_header_bytes: int) -> tuple[dict[str, Any], int]:
                     "(truncated or not a safetensors file)."
                 )
             raw = f.read(n)
+    except FileReadError as exc:
+        raise SafetensorsError(str(exc)) from None
     except OSError as exc:
         raise SafetensorsError(f"{p.name} cannot be read: {exc.strerror or exc}.") from None
     if len(raw) < n:
@@ -104,22 +124,42 @@ def tensor_entries(
             or offsets[0] > offsets[1]
         ):
             raise SafetensorsError(f"{name}: tensor '{key}' has invalid data_offsets {offsets!r}.")
-        out[key] = (dtype, math.prod(shape), offsets[1] - offsets[0], offsets[1])
+        elements, nbytes = math.prod(shape), offsets[1] - offsets[0]
+        bits = DTYPE_BITS.get(dtype)
+        if (bits is not None and elements * bits != 8 * nbytes) or elements > 8 * nbytes:
+            raise SafetensorsError(
+                f"{name}: tensor '{shown(key)}' claims {_count(elements)} elements of "
+                f"{shown(dtype)} but holds {nbytes:,} bytes; the header is corrupt."
+            )
+        out[key] = (dtype, elements, nbytes, offsets[1])
+    _check_no_overlap(out, name)
     return out
+
+
+def _count(n: int) -> str:
+    """A count for a message: exact when readable, else its order of magnitude."""
+    return f"{n:,}" if n < 10**15 else f"about 10^{int(n.bit_length() * math.log10(2))}"
+
+
+def _check_no_overlap(entries: dict[str, tuple[str, int, int, int]], name: str) -> None:
+    """Byte ranges of tensors never share a byte (each parameter is stored once)."""
+    ranges = sorted((end - size, end, key) for key, (_, _, size, end) in entries.items() if size)
+    for (_, end, first), (begin, _, second) in itertools.pairwise(ranges):
+        if begin < end:
+            raise SafetensorsError(
+                f"{name}: tensors '{shown(first)}' and '{shown(second)}' share bytes; "
+                "the header is corrupt."
+            )
 
 
 def _checkpoint_files(folder: Path) -> tuple[Path, ...]:
     """The .safetensors files of one checkpoint (the index's shards when an index is present)."""
     index = folder / INDEX_NAME
-    if index.is_file():
+    if os.path.lexists(index):
         try:
-            with index.open("rb") as f:
-                raw = f.read(MAX_INDEX_BYTES + 1)
-            if len(raw) > MAX_INDEX_BYTES:
-                raise SafetensorsError(f"{INDEX_NAME} is larger than {MAX_INDEX_BYTES:,} bytes.")
-            doc = json.loads(raw)
-        except OSError as exc:
-            raise SafetensorsError(f"{INDEX_NAME} cannot be read: {exc.strerror or exc}.") from None
+            doc = json.loads(read_bytes(index, SAFETENSORS_INDEX))
+        except FileReadError as exc:
+            raise SafetensorsError(str(exc)) from None
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError
             raise SafetensorsError(f"{INDEX_NAME} is not valid JSON: {exc}") from None
         weight_map = doc.get("weight_map") if isinstance(doc, dict) else None
@@ -130,14 +170,17 @@ def _checkpoint_files(folder: Path) -> tuple[Path, ...]:
         names = sorted(set(weight_map.values()))
         if any(Path(n).name != n for n in names):
             raise SafetensorsError(f"{INDEX_NAME} names a shard outside its folder.")
-        missing = [n for n in names if not (folder / n).is_file()]
+        missing = [n for n in names if not os.path.exists(folder / n)]
         if missing:
             raise SafetensorsError(
                 f"{INDEX_NAME} lists {len(missing)} shard(s) that are not downloaded, e.g. "
                 f"{missing[0]}."
             )
         return tuple(folder / n for n in names)
-    return tuple(sorted(p for p in folder.glob("*.safetensors") if p.is_file()))
+    # Anything but a folder is a candidate: the loader refuses a FIFO or device with a clear
+    # error instead of it being skipped silently (and the count coming out low).
+    found = folder.glob("*.safetensors")
+    return tuple(sorted(p for p in found if os.path.exists(p) and not os.path.isdir(p)))
 
 
 def count_safetensors(
@@ -148,14 +191,14 @@ def count_safetensors(
     A tied output head stored as its own tensor is counted again, as it is stored.
     """
     p = Path(path).expanduser()
-    if p.is_dir():
+    if os.path.isdir(p):
         files = _checkpoint_files(p)
         if not files:
             raise SafetensorsError(f"{p} has no .safetensors files.")
-    elif p.is_file():
+    elif os.path.lexists(p):
         files = (p,)
     else:
-        raise SafetensorsError(f"{p} does not exist.")
+        raise SafetensorsError(f"{shown(p)} does not exist.")
     total = nbytes = ntensors = 0
     dtypes: dict[str, int] = {}
     for file in files:

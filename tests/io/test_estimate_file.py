@@ -139,12 +139,12 @@ def test_load_names_the_file(tmp_path):
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(EstimateFileError, match=r"cannot read .*absent\.ftcost: No such file"):
+    with pytest.raises(EstimateFileError, match=r".*absent\.ftcost does not exist\."):
         load_estimate(tmp_path / "absent.ftcost")
 
 
 def test_directory_is_not_a_file(tmp_path):
-    with pytest.raises(EstimateFileError, match="cannot read"):
+    with pytest.raises(EstimateFileError, match="is a folder, not an estimate file"):
         load_estimate(tmp_path)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ftcost_gui.io import loader
 from ftcost_gui.io.safetensors_header import (
     SafetensorsError,
     count_safetensors,
@@ -112,7 +113,7 @@ def test_reads_only_the_header_of_a_huge_file(tmp_path, monkeypatch):
     path = write_st(tmp_path / "big.safetensors", header)
     n_header = path.stat().st_size - header["w"]["data_offsets"][1] - 8
     read = []
-    real_open = Path.open
+    real_fdopen = loader.os.fdopen
 
     class Counting:
         def __init__(self, f):
@@ -133,7 +134,7 @@ def test_reads_only_the_header_of_a_huge_file(tmp_path, monkeypatch):
             read.append(len(out))
             return out
 
-    monkeypatch.setattr(Path, "open", lambda self, *a, **k: Counting(real_open(self, *a, **k)))
+    monkeypatch.setattr(loader.os, "fdopen", lambda *a, **k: Counting(real_fdopen(*a, **k)))
     start = time.monotonic()
     c = count_safetensors(path)
     assert time.monotonic() - start < 2
@@ -206,7 +207,7 @@ def test_missing_paths(tmp_path):
         count_safetensors(tmp_path)
     with pytest.raises(SafetensorsError, match="does not exist"):
         count_safetensors(tmp_path / "nope")
-    with pytest.raises(SafetensorsError, match="cannot be read"):
+    with pytest.raises(SafetensorsError, match="is a folder"):
         read_safetensors_header(tmp_path)  # a folder is not a file
 
 
@@ -225,3 +226,39 @@ def test_random_bytes_only_ever_raise_safetensors_error(tmp_path):
         path.write_bytes(blob)
         with contextlib.suppress(SafetensorsError):  # anything else fails the test
             count_safetensors(path)
+
+
+def test_header_claims_are_checked_against_the_bytes(tmp_path):
+    """Issue 12: a 32-byte file claiming 10^36 parameters is refused, not counted."""
+    huge = {"w": {"dtype": "BF16", "shape": [10**18, 10**18], "data_offsets": [0, 32]}}
+    path = write_st(tmp_path / "liar.safetensors", huge)
+    with pytest.raises(
+        SafetensorsError, match=r"claims about 10\^36 elements of BF16 but holds 32"
+    ):
+        count_safetensors(path)
+    # the same with no bytes at all, and with an unknown dtype (at least one bit per element)
+    for entry in (
+        {"dtype": "BF16", "shape": [10**18, 10**18], "data_offsets": [0, 0]},
+        {"dtype": "NEW8", "shape": [257], "data_offsets": [0, 32]},
+        {"dtype": "F32", "shape": [4], "data_offsets": [0, 8]},  # 16 bytes needed, 8 given
+    ):
+        path = write_st(tmp_path / "liar.safetensors", {"w": entry})
+        with pytest.raises(SafetensorsError, match="the header is corrupt"):
+            count_safetensors(path)
+    ok = write_st(
+        tmp_path / "ok.safetensors",
+        {"w": {"dtype": "NEW8", "shape": [32], "data_offsets": [0, 32]}},
+    )
+    assert count_safetensors(ok).total_params == 32
+
+
+def test_overlapping_tensors_are_refused(tmp_path):
+    """Two tensors over the same bytes would count the parameters twice."""
+    header = {
+        "a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]},
+        "b": {"dtype": "F32", "shape": [4], "data_offsets": [8, 24]},
+    }
+    with pytest.raises(SafetensorsError, match="'a' and 'b' share bytes"):
+        count_safetensors(write_st(tmp_path / "x.safetensors", header))
+    header["b"]["data_offsets"] = [16, 32]
+    assert count_safetensors(write_st(tmp_path / "x.safetensors", header)).total_params == 8
