@@ -74,21 +74,28 @@ def for_markdown(text: object) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def for_csv(text: object) -> str:
+def _csv_flagged(text: str) -> bool:
+    """A formula trigger once leading quotes and spaces are set aside.
+
+    Leading quotes count so that a text that itself starts with ``'=`` is quoted once more,
+    which keeps ``from_csv`` an exact inverse.
+    """
+    return text.lstrip("'").lstrip(" ").startswith(_CSV_FORMULA_START)
+
+
+def for_csv(text: object, *, keep_text: bool = False) -> str:
     """A text cell for a CSV file opened in a spreadsheet: never read as a formula.
 
-    The raw text is checked too: a tab or CR prefix is a formula trigger before it is cleaned.
+    The text is cleaned (``plain``) unless ``keep_text`` (a lossless export, e.g. a catalog's
+    notes with line breaks); either way ``from_csv(for_csv(t, keep_text=True)) == t``.
     """
-    raw = str(text)
-    s = plain(raw)
-    if raw.startswith(_CSV_FORMULA_START) or s.lstrip(" ").startswith(_CSV_FORMULA_START):
-        return "'" + s
-    return s
+    s = str(text) if keep_text else plain(text)
+    return "'" + s if _csv_flagged(s) else s
 
 
 def from_csv(cell: str) -> str:
-    """Undo ``for_csv``'s quote for a cell read back (the text itself was already clean)."""
-    if cell.startswith("'") and cell[1:].lstrip(" ").startswith(_CSV_FORMULA_START):
+    """Undo ``for_csv``'s quote for a cell read back: the exact inverse."""
+    if cell.startswith("'") and _csv_flagged(cell[1:]):
         return cell[1:]
     return cell
 

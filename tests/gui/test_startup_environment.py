@@ -77,7 +77,7 @@ def test_settings_fall_back_to_this_session(tmp_path, monkeypatch):
 def test_window_with_unusable_config_folder_uses_the_builtin_catalog(
     tmp_path, monkeypatch, qtbot, dialogs
 ):
-    from ftcost_gui.gui.main_window import MainWindow
+    from ftcost_gui.gui.window.main_window import MainWindow
 
     a_file = tmp_path / "a-file"
     a_file.write_text("x")

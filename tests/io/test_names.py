@@ -109,6 +109,15 @@ def test_csv_neutralises_formula_prefixes():
         assert from_csv(out) == plain(bad)
     assert for_csv("Llama 7B") == "Llama 7B"
     assert from_csv("'quoted by the user") == "'quoted by the user"
+    assert for_csv("'=x") == "''=x" and from_csv("''=x") == "'=x"
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from("'= +-@\t\r\nax")) | st.text())
+def test_csv_keep_text_is_lossless_and_never_a_formula(text):
+    cell = for_csv(text, keep_text=True)
+    assert from_csv(cell) == text
+    assert cell.startswith("'") or not cell.lstrip(" ").startswith(("=", "+", "-", "@", "\t", "\r"))
 
 
 def test_path_name_of_non_utf8_bytes():
