@@ -415,7 +415,7 @@ def _bad_files(tmp_path: Path) -> dict[str, tuple[list[str], str]]:
         "truncated": ([_write(tmp_path, "cut.ftcost", good[: len(good) // 2])], "truncated"),
         "foreign": ([_write(tmp_path, "f.ftcost", b'{"format": "other"}')], "not an ftcost"),
         "newer": ([_write(tmp_path, "n.ftcost", json.dumps(newer).encode())], "newer ftcost"),
-        "missing": ([str(tmp_path / "absent.ftcost")], "cannot read"),
+        "missing": ([str(tmp_path / "absent.ftcost")], "absent.ftcost does not exist."),
     }
 
 
