@@ -15,7 +15,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
-    QScrollArea,
     QSplitter,
     QStackedWidget,
     QTabWidget,
@@ -33,7 +32,7 @@ from ..compare_view import ComparisonView
 from ..defaults import first_launch_inputs
 from ..explain import explain_html
 from ..model_import import ModelImportActions
-from ..panels import AdvancedPanel, DataPanel, HardwarePanel, ModelPanel, TrainingPanel
+from ..panels import FormTabs
 from ..results_view import BreakdownTable, HeadlineView
 from ..settings import open_settings
 from ..store import EstimateStore
@@ -46,22 +45,6 @@ from .scenario_bar import ScenarioBar
 from .undo import DocumentHistory
 
 APP_TITLE = "ftcost"
-FORM_TABS = (
-    ("model", "&Model"),
-    ("data", "&Data"),
-    ("training", "&Training"),
-    ("hardware", "&Hardware"),
-    ("advanced", "Ad&vanced"),
-)
-
-
-def _scrolled(widget: QWidget) -> QScrollArea:
-    area = QScrollArea()
-    area.setWidget(widget)
-    area.setWidgetResizable(True)
-    area.setFrameShape(QScrollArea.Shape.NoFrame)
-    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    return area
 
 
 def summary_text(inputs: EstimateInputs, r: EstimateResult) -> str:
@@ -112,31 +95,18 @@ class MainWindow(QMainWindow):
         if build_plots_now:
             self.charts.ensure_plots()
         self.store.recompute_now()
-        self.model_import = ModelImportActions(self, self.panels["model"])
+        self.model_import = ModelImportActions(self, self.form_tabs.model_panel)
         install_catalog_ui(self)
 
     # --- construction -------------------------------------------------------------------------
     def _build_ui(self) -> None:
-        s = self.store
-        self.panels = {
-            "model": ModelPanel(s),
-            "data": DataPanel(s),
-            "training": TrainingPanel(s),
-            "hardware": HardwarePanel(s),
-            "advanced": AdvancedPanel(s),
-        }
-        self.form_tabs = QTabWidget()
-        self.form_tabs.setObjectName("form_tabs")
-        self.form_tabs.setDocumentMode(True)
-        self.form_tabs.setUsesScrollButtons(False)
-        for key, title in FORM_TABS:
-            self.form_tabs.addTab(_scrolled(self.panels[key]), title)
-        self.form_tabs.setMinimumWidth(360)
+        self.form_tabs = FormTabs(self.store)
+        self.panels = self.form_tabs.panels
 
         self.headline = HeadlineView()
         self.result_tabs = QTabWidget()
         self.result_tabs.setObjectName("result_tabs")
-        self.charts = ChartsArea(s)
+        self.charts = ChartsArea(self.store)
         self.result_tabs.addTab(self.charts, "&Charts")
         self.breakdown = BreakdownTable()
         self.result_tabs.addTab(self.breakdown, "&Breakdown")
@@ -335,11 +305,7 @@ class MainWindow(QMainWindow):
         return self.result_tabs.currentWidget() is page
 
     def show_panel(self, panel: QWidget) -> None:
-        for i in range(self.form_tabs.count()):
-            tab = self.form_tabs.widget(i)
-            if tab is panel or tab.isAncestorOf(panel):
-                self.form_tabs.setCurrentIndex(i)
-                return
+        self.form_tabs.show_panel(panel)
 
     def add_banner(self, banner: QWidget) -> None:
         self._right.insertWidget(self._right.count() - 1, banner)
@@ -368,6 +334,5 @@ class MainWindow(QMainWindow):
             return
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.sync()
-        for panel in self.panels.values():
-            panel.disconnect_all()
+        self.form_tabs.disconnect_all()
         event.accept()
