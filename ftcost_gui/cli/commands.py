@@ -36,7 +36,15 @@ from .documents import (
     to_json,
 )
 from .estimate_text import format_estimate
-from .flags import GPU_SECTION, add_input_flags, apply_flags, flag_for, given_values, section_groups
+from .flags import (
+    GPU_SECTION,
+    add_input_flags,
+    apply_flags,
+    flag_for,
+    given_values,
+    range_text,
+    section_groups,
+)
 from .lookup import CatalogView, find_gpu, find_model
 from .paths import check_input, check_output
 from .report_cmd import add_report_parser, run_report
@@ -160,18 +168,23 @@ def inputs_from_args(
 
 
 def describe_validation(err: ValidationError) -> str:
-    """One line: the first failing field by its dotted path (and flag), and pydantic's message."""
+    """One line: the first failing field by its dotted path (and flag), pydantic's message, the
+    value given and, for a number, the range the field takes."""
     errors = err.errors()
     first = errors[0]
     where = ".".join(str(p) for p in first["loc"])
     flag = flag_for(where)
-    if flag:
-        where += f" ({flag})"
+    if flag is not None:
+        where += f" ({flag.option})"
     text = (
         f"invalid value for {where}: {first['msg']}" if where else f"invalid input: {first['msg']}"
     )
     if "input" in first and not isinstance(first["input"], dict | list | tuple):
-        text += f" (got {first['input']!r})"
+        text += f" (got {first['input']!r}"
+        if flag is not None and flag.kind == "number":
+            unit = f" {flag.spec.unit}" if flag.spec.unit else ""
+            text += f"; it takes {range_text(flag.spec)}{unit}"
+        text += ")"
     if len(errors) > 1:
         text += f" (and {len(errors) - 1} more)"
     return text
@@ -223,7 +236,7 @@ def _refuse_gpu_flags(args: argparse.Namespace) -> None:
             "--price and --spot-price set one GPU's prices; compare prices every GPU from the "
             "catalog (put your prices in a user catalog, see docs/catalogs.md)"
         )
-    flags = ", ".join(str(flag_for(p)) for p in given)
+    flags = ", ".join(f.option for p in given if (f := flag_for(p)) is not None)
     raise CliError(
         f"{flags} describe one GPU; compare runs every GPU of the catalog as the catalog has it "
         "(put your GPU in a user catalog, see docs/catalogs.md)"

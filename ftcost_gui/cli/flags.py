@@ -353,9 +353,9 @@ def apply_flags(doc: dict[str, Any], given: Mapping[str, Any]) -> None:
         set_path(doc, path, value)
 
 
-def flag_for(path: str) -> str | None:
+def flag_for(path: str) -> InputFlag | None:
     """The flag that sets the field at ``path`` (or a field inside it), for error messages."""
     for flag in input_flags():
         if path == flag.path or path.startswith(flag.path + "."):
-            return flag.option
+            return flag
     return None

@@ -11,7 +11,6 @@ import argparse
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 # Words that clear an optional field (an empty value is an error: it is usually a typo).
 NONE_WORDS = ("none", "null")
@@ -31,10 +30,6 @@ class Number:
 
     integer: bool
     optional: bool = False
-
-    @property
-    def __name__(self) -> str:  # argparse names the type in some messages
-        return "int" if self.integer else "number"
 
     def __call__(self, text: str) -> float | int | None:
         t = text.strip()
@@ -78,10 +73,6 @@ class Choice:
     aliases: Mapping[str, str]
 
     @property
-    def __name__(self) -> str:
-        return "choice"
-
-    @property
     def shown(self) -> tuple[str, ...]:
         """The names help shows: the aliases where there are some, else the values."""
         return tuple(self.aliases) if self.aliases else tuple(self.choices)
@@ -104,10 +95,6 @@ class TextList:
 
     example: str
 
-    @property
-    def __name__(self) -> str:
-        return "list"
-
     def __call__(self, text: str) -> list[str]:
         items = [t.strip() for t in text.split(",") if t.strip()]
         if not items:
@@ -121,16 +108,7 @@ class Text:
 
     what: str
 
-    @property
-    def __name__(self) -> str:
-        return "text"
-
     def __call__(self, text: str) -> str:
         if not text.strip():
             raise argparse.ArgumentTypeError(f"{self.what} must not be empty")
         return text
-
-
-def as_bool_choice(values: tuple[Any, Any]) -> dict[bool, Any]:
-    """``(on, off)`` field values of a two-choice field shown as ``--flag/--no-flag``."""
-    return {True: values[0], False: values[1]}

@@ -230,3 +230,14 @@ def test_compare_refuses_one_gpus_flags(capsys):
     err = capsys.readouterr().err
     assert err.startswith("ftcost: error: --gpu-memory-gib describe one GPU")
     assert err.count("\n") == 1
+
+
+def test_out_of_range_names_the_field_the_flag_and_the_range(capsys):
+    assert main(["estimate", "--tokens", "-5"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "ftcost: error: invalid value for data.total_tokens (--tokens): Input should be greater "
+        "than or equal to 1 (got -5.0; it takes 1 to 1e15 tokens)\n"
+    )
+    assert main(["estimate", "--mfu-band", "1"]) == 2
+    assert "(got 1.0; it takes 0 to under 1)" in capsys.readouterr().err
