@@ -11,7 +11,6 @@ from ..core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs
 from ..core.results import MEMORY_PART_LABELS, EstimateResult
 from ..core.units import (
     SECONDS_PER_HOUR,
-    fmt_count,
     fmt_flops,
     fmt_gb,
     fmt_gib,
@@ -20,6 +19,7 @@ from ..core.units import (
     fmt_usd,
 )
 from ..io.names import for_terminal as term
+from ..present.text import fmt_count
 
 LABEL_WIDTH = 27
 

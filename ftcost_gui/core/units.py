@@ -34,14 +34,6 @@ def fmt_gb(n_bytes: float) -> str:
     return f"{n_bytes / 1e6:,.0f} MB"
 
 
-def fmt_count(x: float) -> str:
-    """Parameter or token counts: 7.62B, 60.0M, 12.3k."""
-    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if abs(x) >= div:
-            return f"{x / div:,.2f}{suffix}"
-    return f"{x:,.0f}"
-
-
 def fmt_flops(x: float) -> str:
     if x <= 0:
         return "0 FLOPs"

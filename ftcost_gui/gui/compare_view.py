@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.results import EstimateResult
-from ..report.tables import BEST_MARK, ComparisonTable, comparison_table
+from ..present.tables import BEST_MARK, ComparisonTable, comparison_table
 
 BEST_BG = QColor("#e3f2e5")
 BAD_FG = QColor("#b71c1c")

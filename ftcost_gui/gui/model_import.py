@@ -40,7 +40,8 @@ from ..io.safetensors_header import (
     SafetensorsError,
     count_safetensors,
 )
-from .model_ui import apply_model, fmt_count, fmt_exact, spec_from_partial
+from ..present.text import fmt_count, fmt_exact
+from .model_ui import apply_model, spec_from_partial
 from .panels.model_panel import ModelPanel
 from .window.actions import ActionSpec
 from .window.services import WindowServices

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from ..core.inputs import EstimateInputs
 from ..core.results import EstimateResult
-from .figures import HEADLINES, breakdown_rows, headline_texts
+from ..present.figures import HEADLINES, breakdown_rows, headline_texts
 
 __all__ = ["HEADLINES", "BreakdownTable", "HeadlineView", "breakdown_rows", "headline_texts"]
 

@@ -1,6 +1,6 @@
 """Reports: PDF, self-contained HTML and Markdown of a whole estimate document.
 
-``content`` and ``tables`` are Qt-free (text builders); ``render`` draws the plots offscreen from
+``content`` is Qt-free (the text, built from present/); ``render`` draws the plots offscreen from
 the window's plot classes and writes the PDF (imports Qt when called).
 """
 
@@ -12,7 +12,7 @@ __all__ = ["Report", "report_html", "report_markdown", "write_html", "write_mark
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy: the window imports report.tables at start-up; the builders load on first export.
+    # Lazy: the builders load on first export.
     if name in __all__:
         from . import content
 

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import base64
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from html import escape, unescape
-from html.parser import HTMLParser
+from html import escape
 from pathlib import Path
 from typing import Literal
 
@@ -27,10 +25,11 @@ from .. import __version__
 from ..core.document import EstimateDocument
 from ..core.inputs import METHOD_LABELS
 from ..core.results import EstimateResult
-from ..gui.explain import explain_html
-from ..gui.figures import HEADLINES, breakdown_rows, headline_texts
 from ..io.atomic import atomic_write_bytes, atomic_write_text
-from .tables import (
+from ..present.blocks import md_table, to_html, to_markdown
+from ..present.explain import explain
+from ..present.figures import HEADLINES, breakdown_rows, headline_texts
+from ..present.tables import (
     ARTICLES,
     ASSUMPTIONS,
     BEST_MARK,
@@ -251,16 +250,14 @@ def breakdown_html(report: Report, target: Target, i: int) -> str:
     )
 
 
-_STYLE_RE = re.compile(r"<style>.*?</style>", re.S)
-
-
 def explain_body(report: Report, i: int) -> str:
-    """explain_html without its style block, headings one level down."""
+    """The scenario's 'How this is computed', headings one level below the scenario's."""
     s, r = report.document.scenarios[i], report.results[i]
-    html = _STYLE_RE.sub("", explain_html(s.inputs, r))
-    html = re.sub(r"<(/?)h3>", r"<\1h4>", html)
-    html = re.sub(r"<(/?)h2>", r"<\1h4>", html)
-    return html.replace("<table>", "<table class='plain' cellspacing='0' cellpadding='2'>")
+    return to_html(
+        explain(s.inputs, r),
+        heading_level=4,
+        table_attrs=" class='plain' cellspacing='0' cellpadding='2'",
+    )
 
 
 def inputs_html(report: Report, target: Target) -> str:
@@ -400,102 +397,6 @@ def write_html(path: str | os.PathLike[str], report: Report, images: Mapping[str
 
 
 # --- Markdown -------------------------------------------------------------------------------------
-def _md_cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
-
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> str:
-    align = align or "l" * len(header)
-    seps = ["---:" if a == "r" else "---" for a in align]
-    lines = [
-        "| " + " | ".join(_md_cell(h) for h in header) + " |",
-        "| " + " | ".join(seps) + " |",
-    ]
-    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
-
-
-class _HtmlToMarkdown(HTMLParser):
-    """The small HTML of explain_html (headings, paragraphs, bold, tables, lists) as Markdown."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.out: list[str] = []
-        self.buf: list[str] = []
-        self.row: list[str] | None = None
-        self.rows: list[list[str]] = []
-        self.cell: list[str] | None = None
-        self.heading = ""
-        self.skip = False
-
-    def _text(self) -> list[str]:
-        return self.cell if self.cell is not None else self.buf
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "style":
-            self.skip = True
-        elif tag in ("h1", "h2", "h3", "h4"):
-            self._flush()
-            self.heading = "#" * int(tag[1]) + " "
-        elif tag == "b":
-            self._text().append("**")
-        elif tag == "table":
-            self._flush()
-            self.rows = []
-        elif tag == "tr":
-            self.row = []
-        elif tag in ("td", "th"):
-            self.cell = []
-        elif tag == "li":
-            self._flush()
-            self.buf.append("- ")
-        elif tag == "br":
-            self._text().append(" ")
-
-    def handle_endtag(self, tag):
-        if tag == "style":
-            self.skip = False
-        elif tag in ("h1", "h2", "h3", "h4", "p", "li", "ul"):
-            self._flush()
-        elif tag == "b":
-            self._text().append("**")
-        elif tag in ("td", "th") and self.cell is not None and self.row is not None:
-            self.row.append("".join(self.cell).strip())
-            self.cell = None
-        elif tag == "tr" and self.row is not None:
-            self.rows.append(self.row)
-            self.row = None
-        elif tag == "table":
-            if self.rows:
-                width = max(len(r) for r in self.rows)
-                rows = [r + [""] * (width - len(r)) for r in self.rows]
-                self.out.append(_md_table(rows[0], rows[1:]))
-            self.rows = []
-
-    def handle_data(self, data):
-        if not self.skip:
-            self._text().append(data)
-
-    def _flush(self):
-        text = " ".join("".join(self.buf).split())
-        text = text.replace("** ", "** ").replace("****", "")
-        if text:
-            self.out.append(self.heading + text + "\n")
-        self.buf = []
-        self.heading = ""
-
-    def markdown(self) -> str:
-        self._flush()
-        return "\n".join(self.out)
-
-
-def html_to_markdown(html: str) -> str:
-    parser = _HtmlToMarkdown()
-    parser.feed(html)
-    parser.close()
-    return unescape(parser.markdown())
-
-
 def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
     """The report as Markdown; ``image_files`` maps an image name to its relative path."""
     out = [
@@ -517,7 +418,7 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
                 cells.append(f"{text} ({c.delta})" if c.delta else text)
             rows.append([label, *cells])
         out.append("## Scenarios compared\n")
-        out.append(_md_table(header, rows, "l" + "r" * len(t.names)))
+        out.append(md_table(header, rows, "l" + "r" * len(t.names)))
         out.append(
             f"{BEST_MARK} and bold: the best value among the scenarios that fit in memory; in "
             f"brackets, the difference to the baseline ({t.names[t.baseline]}): percent / amount.\n"
@@ -527,7 +428,7 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
         texts = headline_texts(s.inputs, r)
         out.append("## Summary\n")
         out.append(
-            _md_table(
+            md_table(
                 ["Figure", "Value", "Detail"],
                 [[cap, texts[k][0], texts[k][1]] for k, cap in HEADLINES],
                 "lrl",
@@ -542,7 +443,7 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
     out.append("## Inputs\n")
     irows = input_rows(report.document, list(report.results))
     out.append(
-        _md_table(
+        md_table(
             ["Field", *report.names],
             [
                 [f"**{r.label}** ≠" if report.several and r.differs else r.label, *r.values]
@@ -561,7 +462,7 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
             texts = headline_texts(s.inputs, r)
             out.append("### Headline results\n")
             out.append(
-                _md_table(
+                md_table(
                     ["Figure", "Value", "Detail"],
                     [[cap, texts[k][0], texts[k][1]] for k, cap in HEADLINES],
                     "lrl",
@@ -570,15 +471,15 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
         for w in r.warnings:
             out.append(f"> ⚠ {w}\n")
         out.append("### Breakdown\n")
-        out.append(_md_table(["Group", "Part", "Value"], breakdown_rows(s.inputs, r), "llr"))
+        out.append(md_table(["Group", "Part", "Value"], breakdown_rows(s.inputs, r), "llr"))
         out.append("### How this is computed\n")
-        out.append(html_to_markdown(explain_body(report, i)))
+        out.append(to_markdown(explain(s.inputs, r), heading_level=4))
     out.append("## Assumptions and sources\n")
-    out.append(_md_table(["Topic", "Assumption", "Source"], [list(a) for a in ASSUMPTIONS], "lll"))
+    out.append(md_table(["Topic", "Assumption", "Source"], [list(a) for a in ASSUMPTIONS], "lll"))
     out.append("Articles: " + "; ".join(f"{num} *{name}*" for num, name in ARTICLES) + ".\n")
     out.append("## GPU prices used\n")
     out.append(
-        _md_table(
+        md_table(
             ["GPU", "On-demand $/GPU-h", "Spot $/GPU-h", "As of", "Scenarios", "Source"],
             [
                 [p.gpu, p.on_demand, p.spot, p.as_of, p.scenarios, p.source]

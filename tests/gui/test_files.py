@@ -212,7 +212,7 @@ def test_main_version_and_no_qt_at_import(capsys):
     assert main(["ftcost-gui", "--version"]) == 0
     assert "ftcost-gui 0.1.0" in capsys.readouterr().out
     code = (
-        "import sys, ftcost_gui, ftcost_gui.__main__, ftcost_gui.gui.explain;"
+        "import sys, ftcost_gui, ftcost_gui.__main__, ftcost_gui.present.explain;"
         "import ftcost_gui.gui.defaults;"
         "print(any(m.startswith(('PySide6', 'pyqtgraph')) for m in sys.modules))"
     )

@@ -4,9 +4,10 @@ from PySide6.QtCore import Qt
 
 from ftcost_gui.core import estimate
 from ftcost_gui.core.architecture import ModelSpec
-from ftcost_gui.gui.model_ui import CUSTOM, fmt_count, fmt_share, preset_label
+from ftcost_gui.gui.model_ui import CUSTOM, preset_label
 from ftcost_gui.gui.results_view import headline_texts
 from ftcost_gui.io.resources import builtin_presets
+from ftcost_gui.present.text import fmt_count, fmt_share
 
 ARCH_FIELDS = [n for n in ModelSpec.model_fields if n != "name"]
 

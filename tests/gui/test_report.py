@@ -18,8 +18,8 @@ from ftcost_gui.core.scenarios import compare_scenarios, estimate_all
 from ftcost_gui.core.units import fmt_usd
 from ftcost_gui.io.estimate_file import load_document
 from ftcost_gui.io.export_csv import read_results_csv
+from ftcost_gui.present.tables import comparison_table, fmt_delta
 from ftcost_gui.report import Report
-from ftcost_gui.report.tables import comparison_table, fmt_delta
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 V1, V2 = DATA / "estimate_v1.ftcost", DATA / "estimate_v2.ftcost"
@@ -186,7 +186,7 @@ def test_cli_report_in_a_fresh_process_sets_offscreen(tmp_path):
 
 def test_report_text_builders_do_not_load_qt():
     code = (
-        "import sys, ftcost_gui.report, ftcost_gui.report.content, ftcost_gui.report.tables,"
+        "import sys, ftcost_gui.report, ftcost_gui.report.content, ftcost_gui.present.tables,"
         " ftcost_gui.cli.csv_out, ftcost_gui.cli.report_cmd;"
         "print([m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph')])"
     )

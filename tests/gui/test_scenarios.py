@@ -18,7 +18,7 @@ from ftcost_gui.gui.store import EstimateStore
 from ftcost_gui.gui.window.exports import report_format
 from ftcost_gui.io.estimate_file import load_document, load_estimate
 from ftcost_gui.io.export_csv import read_results_csv
-from ftcost_gui.report.tables import fmt_delta
+from ftcost_gui.present.tables import fmt_delta
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -185,7 +185,7 @@ def test_explain_view_shows_current_numbers(window):
     window.result_tabs.setCurrentWidget(window.explain)
     text = window.explain.toPlainText()
     assert "MFU 0.30" in text
-    from ftcost_gui.gui.explain import sci
+    from ftcost_gui.present.text import sci
 
     assert sci(window.store.result.flops.total_flops) in text
 

@@ -9,8 +9,8 @@ from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QWidget
 
 from ...core.architecture import LORA_TARGETS, ModelSpec, count_params, effective_counts
 from ...core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs, TrainingSpec
+from ...present.text import fmt_count, fmt_exact, fmt_share
 from ..binding import signals_blocked
-from ..model_ui import fmt_count, fmt_exact, fmt_share
 from .form import FormPanel
 
 

@@ -23,14 +23,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.inputs import METHOD_LABELS, EstimateInputs
 from ...core.results import EstimateResult
-from ...core.units import fmt_gib, fmt_usd
 from ...io.names import path_name, plain
+from ...present.explain import explain_html
+from ...present.figures import summary_text
 from ..catalog_ui import install_catalog_ui
 from ..compare_view import ComparisonView
 from ..defaults import first_launch_inputs
-from ..explain import explain_html
 from ..model_import import ModelImportActions
 from ..panels import FormTabs
 from ..results_view import BreakdownTable, HeadlineView
@@ -45,20 +44,6 @@ from .scenario_bar import ScenarioBar
 from .undo import DocumentHistory
 
 APP_TITLE = "ftcost"
-
-
-def summary_text(inputs: EstimateInputs, r: EstimateResult) -> str:
-    """The status-bar line: model, method, GPUs, memory, GPU-hours and cost."""
-    method = METHOD_LABELS[inputs.training.method].split(" (")[0]
-    spot = f" · {fmt_usd(r.cost.spot_usd)} spot" if r.cost.spot_usd is not None else ""
-    return (
-        f"{plain(inputs.model.name)} · {method} · {r.time.num_gpus} × "
-        f"{plain(inputs.hardware.gpu.name)} · "
-        f"{fmt_gib(r.memory.total_bytes)} / {fmt_gib(r.memory.usable_bytes)} per GPU"
-        f"{'' if r.memory.fits else ' (does not fit)'} · {r.time.compute_gpu_hours:,.1f} "
-        f"GPU-h · {fmt_usd(r.cost.on_demand_usd)} per run{spot} · project "
-        f"{fmt_usd(r.project.total_usd)}"
-    )
 
 
 class MainWindow(QMainWindow):

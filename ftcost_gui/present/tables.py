@@ -1,4 +1,4 @@
-"""The report's and the comparison view's tables as plain data (Qt-free).
+"""The report's, the comparison view's and the CLI's tables as plain data.
 
 One place formats the scenario comparison (values, best markers, deltas to a baseline), the
 inputs that matter, the GPU prices used and the fixed assumptions, so the window's Compare tab,
@@ -28,7 +28,8 @@ from ..core.inputs import (
 )
 from ..core.results import EstimateResult
 from ..core.scenarios import compare_scenarios
-from ..core.units import fmt_count, fmt_hours, fmt_usd
+from ..core.units import fmt_hours, fmt_usd
+from .text import fmt_count
 
 MINUS = "\u2212"
 BEST_MARK = "✓"

@@ -6,7 +6,8 @@ import pytest
 
 from ftcost_gui.core import METHOD_LABELS, EstimateInputs, estimate
 from ftcost_gui.gui.defaults import EXAMPLES, article_000
-from ftcost_gui.gui.explain import explain_html, sci
+from ftcost_gui.present.explain import explain_html
+from ftcost_gui.present.text import sci
 
 
 def _text(html: str) -> str:
@@ -62,7 +63,7 @@ def test_step_check_shown_for_article_004():
 
 def test_tokens_mode_step_check_counts_one_pass():
     from ftcost_gui.core import EstimateInputs, estimate
-    from ftcost_gui.gui.explain import explain_html
+    from ftcost_gui.present.explain import explain_html
 
     inputs = EstimateInputs.model_validate(
         {

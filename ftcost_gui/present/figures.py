@@ -1,14 +1,15 @@
-"""Headline figures and breakdown rows as text, from one EstimateResult (Qt-free).
+"""Headline figures, breakdown rows and the status line as text, from one EstimateResult.
 
-The window's cards and table and the report read the same strings from here.
+The window's cards, table and status bar, the report and the CLI read the same strings from here.
 """
 
 from __future__ import annotations
 
-from ..core.inputs import EstimateInputs
+from ..core.inputs import METHOD_LABELS, EstimateInputs
 from ..core.results import MEMORY_PART_LABELS, EstimateResult
 from ..core.units import fmt_gib, fmt_hours, fmt_pct, fmt_usd
-from .explain import sci
+from ..io.names import plain
+from .text import sci
 
 HEADLINES: tuple[tuple[str, str], ...] = (
     ("memory", "Memory per GPU"),
@@ -124,3 +125,17 @@ def breakdown_rows(inputs: EstimateInputs, r: EstimateResult) -> list[tuple[str,
     rows.append(("Project", "Engineering", fmt_usd(p.engineering_usd)))
     rows.append(("Project", "Total", fmt_usd(p.total_usd)))
     return rows
+
+
+def summary_text(inputs: EstimateInputs, r: EstimateResult) -> str:
+    """The status-bar line: model, method, GPUs, memory, GPU-hours and cost."""
+    method = METHOD_LABELS[inputs.training.method].split(" (")[0]
+    spot = f" · {fmt_usd(r.cost.spot_usd)} spot" if r.cost.spot_usd is not None else ""
+    return (
+        f"{plain(inputs.model.name)} · {method} · {r.time.num_gpus} × "
+        f"{plain(inputs.hardware.gpu.name)} · "
+        f"{fmt_gib(r.memory.total_bytes)} / {fmt_gib(r.memory.usable_bytes)} per GPU"
+        f"{'' if r.memory.fits else ' (does not fit)'} · {r.time.compute_gpu_hours:,.1f} "
+        f"GPU-h · {fmt_usd(r.cost.on_demand_usd)} per run{spot} · project "
+        f"{fmt_usd(r.project.total_usd)}"
+    )

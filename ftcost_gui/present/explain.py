@@ -1,0 +1,391 @@
+"""'How this is computed': each headline figure's arithmetic with the user's own numbers.
+
+``explain(inputs, result)`` returns the sections as blocks (present/blocks.py), in the articles'
+worked-example style; ``explain_html`` renders them for the window, and the report renders the
+same blocks to HTML or Markdown. The numbers and coefficients come from the result: nothing here
+re-derives a figure.
+"""
+
+from __future__ import annotations
+
+from ..core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs
+from ..core.results import MEMORY_PART_LABELS, EstimateResult
+from ..core.units import GIB, fmt_gib, fmt_hours, fmt_pct, fmt_usd
+from .blocks import Bold, Items, Name, Ref, Section, Table, formula, note, text, to_html
+from .text import fmt_count, sci
+
+STYLE = """
+<style>
+h3 { margin-top: 14px; margin-bottom: 4px; }
+p { margin-top: 2px; margin-bottom: 6px; }
+.f { font-family: monospace; }
+.ref { color: #666; }
+.note { color: #444; }
+td { padding-right: 12px; }
+</style>
+"""
+
+FRACTION_SOURCES = {
+    "given": "as given",
+    "tokens": "a token total counts as useful tokens",
+    "packing": "packing: no padding",
+    "padding": "padding to the max length: mean ÷ max",
+}
+
+RECIPE_TEXTS = {
+    "full_amp_adamw": "16 = 2 (bf16 weights) + 2 (bf16 grads) + 4 (fp32 master) + 8 (two fp32 "
+    "Adam moments)",
+    "full_adamw_8bit": "10 = 2 + 2 + 4 + 2 (8-bit moments)",
+    "full_bf16_adamw": "8 = 2 + 2 + 4 (bf16 moments, no master)",
+    "lora": "2 (frozen bf16 base) + 16 per adapter parameter (fp32 weight, grad, two moments)",
+    "qlora": "≈0.52 (NF4 + double quantisation) + 16 per adapter parameter",
+}
+
+
+def _is_full(inputs: EstimateInputs) -> bool:
+    return inputs.training.method.startswith("full")
+
+
+def tokens_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    d, t = inputs.data, r.tokens
+    if d.mode == "examples":
+        used = min(d.mean_tokens_per_example, d.max_seq_len)
+        first = (
+            f"useful tokens = examples × mean length × epochs = {d.num_examples:,} × {used:,.0f} × "
+            f"{d.epochs:g} = {sci(t.useful_tokens)}"
+        )
+    else:
+        first = f"useful tokens (all epochs, as given) = {sci(t.useful_tokens)}"
+    return Section(
+        ("Tokens processed (D)",),
+        (
+            formula(first),
+            formula(
+                f"D = useful ÷ useful-token fraction = {sci(t.useful_tokens)} ÷ "
+                f"{t.useful_fraction:.3f} = ",
+                Bold(f"{sci(t.tokens_processed)} tokens"),
+                f" ({FRACTION_SOURCES[t.fraction_source]})",
+                Ref("article 001 §Tokens and epochs"),
+            ),
+        ),
+    )
+
+
+def flops_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    f, m, d = r.flops, inputs.model, r.tokens.tokens_processed
+    coef, n_mm = f.base_coefficient, f.matmul_params
+    terms = [f"{coef:g}·N"]
+    nums = [f"{coef:g} × {sci(n_mm)}"]
+    if f.recompute_per_token:
+        terms.append("2·N")
+        nums.append(f"2 × {sci(n_mm)}")
+    terms.append("attention")
+    nums.append(
+        f"{f.attention_coefficient:g} × {m.num_layers} × {r.tokens.seq_len:,} × {m.q_dim:,}"
+    )
+    if f.adapters_per_token:
+        terms.append("adapters")
+        nums.append(f"{sci(f.adapters_per_token)}")
+    why = (
+        "6N = forward 2N + input gradients 2N + weight gradients 2N (Kaplan et al. 2020)"
+        if _is_full(inputs)
+        else "4N: frozen base weights skip the weight-gradient 2N (LoRA/QLoRA)"
+    )
+    if f.recompute_per_token:
+        why += "; +2N recomputes the forward under full activation checkpointing"
+    return Section(
+        ("Training FLOPs",),
+        (
+            formula(
+                f"FLOPs = ({' + '.join(terms)}) × D = ({' + '.join(nums)}) × {sci(d)} = "
+                f"{sci(f.per_token)} FLOPs/token × {sci(d)} = ",
+                Bold(f"{sci(f.total_flops)} FLOPs"),
+                Ref("articles 000 §FLOPs per token, 001"),
+            ),
+            note(
+                f"N = {sci(n_mm)} parameters in matrix multiplies per token (decoder linears + "
+                f"output head; embedding lookups are not matmuls). {why}. Attention adds "
+                f"{fmt_pct(f.attention_share)} of the parameter terms at s = {r.tokens.seq_len:,}."
+            ),
+        ),
+    )
+
+
+def time_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    t, eff = r.time, inputs.efficiency
+    parts = [f"communication 1 + {t.comm_overhead:.2f}"]
+    if inputs.training.method == "qlora":
+        parts.append(f"QLoRA ×{t.qlora_slowdown:g}")
+    if inputs.training.cpu_offload_optimizer:
+        parts.append(f"offload ×{t.offload_slowdown:g}")
+    comm_src = "given" if eff.comm_overhead is not None else "from the interconnect and sharding"
+    held_parts = [
+        ("training", t.train_wall_s),
+        ("provisioning", t.provisioning_s),
+        ("weight download", t.download_s),
+        ("warm-up", t.warmup_s),
+        ("NCCL init", t.nccl_s),
+        ("checkpoint writes", t.checkpoint_writes_s),
+        ("evaluation", t.eval_s),
+        ("RL generation", t.rl_generation_s),
+        ("idle", t.idle_s),
+    ]
+    held = " + ".join(f"{name} {s / 3600:.2f} h" for name, s in held_parts if s > 0)
+    return Section(
+        ("GPU-hours and wall-clock",),
+        (
+            formula(
+                f"GPU-hours = FLOPs ÷ ({t.peak_flops_per_s / 1e12:,.0f} TFLOPS × MFU "
+                f"{eff.mfu:.2f} ÷ slowdowns {t.slowdown:.2f}) ÷ 3600 = "
+                f"{sci(r.flops.total_flops)} ÷ {sci(t.achieved_flops_per_s)} FLOP/s ÷ 3600 = ",
+                Bold(f"{t.compute_gpu_hours:,.1f} GPU-hours"),
+                Ref("article 000 §GPU-hours"),
+            ),
+            note(
+                f"Slowdowns: {' × '.join(parts)} (communication {comm_src}). Throughput: "
+                f"{t.tokens_per_s_per_gpu:,.0f} tokens/s per GPU = MFU × peak ÷ FLOPs per token."
+            ),
+            formula(
+                f"training wall-clock = {t.compute_gpu_hours:,.1f} GPU-h ÷ {t.num_gpus} GPUs = "
+                f"{fmt_hours(t.train_wall_s / 3600)}"
+            ),
+            formula(
+                f"held wall-clock = {held} = ",
+                Bold(fmt_hours(t.held_wall_s / 3600)),
+                f"; held GPU-hours = {t.num_gpus} × {t.held_wall_s / 3600:.2f} h = "
+                f"{t.held_gpu_hours:,.1f}",
+                Ref("article 001 §GPUs held, not GPUs computing"),
+            ),
+        ),
+    )
+
+
+def memory_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    mem, hw, tr = r.memory, inputs.hardware, inputs.training
+    rows = [((MEMORY_PART_LABELS[k],), (fmt_gib(v, 2),)) for k, v in mem.parts() if v > 0]
+    rows.append(((Bold("Total per GPU"),), (Bold(fmt_gib(mem.total_bytes, 2)),)))
+    none_fits = "none (no count of these GPUs fits)"
+    gpus = f"{mem.gpus_needed}" if mem.gpus_needed is not None else none_fits
+    offload = " and the optimizer offloaded to the CPU" if tr.cpu_offload_optimizer else ""
+    saved = "checkpointed layer inputs, 2·L·b·s·h" if tr.checkpointing == "full" else "every layer"
+    return Section(
+        ("Memory per GPU",),
+        (
+            formula(
+                f"bytes/param = {RECIPE_TEXTS[tr.method]}; persistent state = "
+                f"{fmt_count(r.params.total)} × {mem.bytes_per_param:.2f} B = "
+                f"{fmt_gib(mem.state_bytes)} before sharding",
+                Ref("article 001 §Memory sets the floor"),
+            ),
+            text(f"On {r.time.num_gpus} GPU(s) with {SHARDING_LABELS[tr.sharding]}{offload}:"),
+            Table(tuple(rows), align="lr"),
+            formula(
+                f"usable = {fmt_pct(hw.usable_memory_fraction, 0)} × {hw.gpu.memory_gib:g} GiB "
+                "reported = ",
+                Bold(fmt_gib(mem.usable_bytes)),
+                f"; headroom {fmt_gib(mem.headroom_bytes)}",
+            ),
+            formula(
+                "GPUs = fewest whose per-GPU total fits the usable memory = ",
+                Bold(gpus),
+                Ref("article 001: ceil(total bytes ÷ usable HBM), made exact per part"),
+            ),
+            note(
+                f"Activations: {fmt_gib(mem.activations_saved_bytes, 2)} saved ({saved}) + "
+                f"{fmt_gib(mem.activations_working_bytes, 2)} working."
+            ),
+        ),
+    )
+
+
+def cost_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    c, t, ck = r.cost, r.time, r.checkpoint
+    sp, ov = inputs.spot, inputs.overheads
+    price = fmt_usd(c.on_demand_usd_per_hour)
+    blocks = [
+        formula(
+            f"cost per run (on-demand) = held GPU-hours × price = {t.held_gpu_hours:,.1f} × "
+            f"{price}/GPU-h = ",
+            Bold(fmt_usd(c.on_demand_usd)),
+        ),
+        formula(
+            f"compute-only bill = {t.compute_gpu_hours:,.1f} GPU-h × {price} = "
+            f"{fmt_usd(c.compute_only_usd)}; per 1e18 FLOPs = price ÷ (achieved FLOP/s × 3600) "
+            f"× 1e18 = {price} ÷ ({sci(t.achieved_flops_per_s)} × 3600) × 1e18 = ",
+            Bold(fmt_usd(c.usd_per_1e18_flops)),
+            Ref("article 001 §Picking the SKU"),
+        ),
+        formula(
+            f"range at MFU ±{fmt_pct(inputs.efficiency.mfu_band, 0)}: {fmt_usd(c.low_usd)} – "
+            f"{fmt_usd(c.high_usd)}"
+        ),
+        formula(
+            f"spot F = 1 + λ(T/2 + R) = 1 + {c.job_interruptions_per_hour:.3f}/h × "
+            f"({ov.checkpoint_interval_min / 60:.2f} h ÷ 2 + {sp.restart_overhead_min / 60:.2f} "
+            "h) = ",
+            Bold(f"{c.spot_factor:.3f}"),
+            f" (λ = {t.nodes} node(s) × {sp.interruptions_per_node_hour:g}/node-h)",
+            Ref("article 001 §Interruptible capacity"),
+        ),
+    ]
+    if c.spot_usd is not None and c.spot_price_ratio is not None:
+        advice = "take spot" if c.take_spot else "stay on-demand"
+        blocks.append(
+            formula(
+                f"spot cost = {t.held_gpu_hours:,.1f} GPU-h × F {c.spot_factor:.3f} × "
+                f"{fmt_usd(c.spot_usd_per_hour or 0)} = ",
+                Bold(fmt_usd(c.spot_usd)),
+                f"; (spot ÷ on-demand) × F = {c.spot_price_ratio:.2f} "
+                f"{'<' if c.take_spot else '≥'} 1 → {advice}",
+            )
+        )
+    else:
+        blocks.append(text("No spot price for this GPU."))
+    amp = " (fp32 master 4 + two moments 8 = 12 B/param)"
+    blocks.append(
+        formula(
+            f"resumable checkpoint = {fmt_count(ck.params)} params × {ck.bytes_per_param:g} B = "
+            f"{ck.resumable_bytes / 1e9:,.1f} GB"
+            f"{amp if inputs.training.method == 'full_amp_adamw' else ''}; write "
+            f"{ck.write_s:,.0f} s at {ov.checkpoint_write_gb_per_s:g} GB/s, {ck.writes_per_run} "
+            "per run",
+            Ref("article 001"),
+        )
+    )
+    return Section(("Cost per run",), tuple(blocks))
+
+
+def project_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    p, pj = r.project, inputs.project
+    return Section(
+        ("Project",),
+        (
+            formula(
+                f"project = runs × run + storage + engineering = ({pj.planned_runs} planned + "
+                f"{pj.failed_runs} failed) × {fmt_usd(p.run_usd)} "
+                f"({pj.billing.replace('_', '-')}) + {fmt_usd(p.storage_usd)} + "
+                f"({pj.engineering_hours:g} + {pj.data_prep_hours:g} h) × "
+                f"{fmt_usd(pj.hourly_rate_usd)}/h = ",
+                Bold(fmt_usd(p.total_usd)),
+                f" (range {fmt_usd(p.low_usd)} – {fmt_usd(p.high_usd)})",
+                Ref("articles 000 §Where the money actually goes, 004"),
+            ),
+            formula(
+                f"storage = {pj.checkpoints_retained} checkpoints × "
+                f"{r.checkpoint.resumable_bytes / 1e9:,.1f} GB × "
+                f"{fmt_usd(pj.storage_usd_per_gb_month)}/GB-mo × {pj.storage_months:g} months = "
+                f"{fmt_usd(p.storage_usd)}"
+            ),
+        ),
+    )
+
+
+def simple_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    s = r.simple
+    rows = [
+        ("Training FLOPs", sci(s.flops), sci(r.flops.total_flops)),
+        ("Compute GPU-hours", f"{s.gpu_hours:,.1f}", f"{r.time.compute_gpu_hours:,.1f}"),
+        ("Bytes per parameter", f"{s.bytes_per_param:.2f}", f"{r.memory.bytes_per_param:.2f}"),
+        ("Persistent state", fmt_gib(s.state_bytes), fmt_gib(r.memory.state_bytes)),
+        (
+            "Activations (per GPU)",
+            fmt_gib(s.activations_bytes, 2),
+            fmt_gib(r.memory.activations_bytes, 2),
+        ),
+        ("GPUs needed", str(s.gpus_needed), str(r.memory.gpus_needed or "n/a")),
+        ("Attention share", fmt_pct(s.attention_share), fmt_pct(r.flops.attention_share)),
+    ]
+    ratio = r.flops.total_flops / s.flops if s.flops else float("nan")
+    return Section(
+        ("The articles' simple rules beside the detailed model",),
+        (
+            Table(
+                tuple(tuple((cell,) for cell in row) for row in rows),
+                header=("Figure", "Simple rule", "Detailed"),
+                align="lrr",
+            ),
+            note(
+                f"Simple FLOPs = {s.flop_coefficient:g}·N·D = {s.flop_coefficient:g} × "
+                f"{sci(r.params.active)} × {sci(r.tokens.tokens_processed)}. The detailed figure "
+                f"is {ratio:.2f}× that: it counts the attention term (L·s·d per token), adapter "
+                "matmuls, and only matmul parameters (no embedding lookups). Simple GPU-hours "
+                "ignore communication and QLoRA/offload slowdowns. The simple memory rule is "
+                "state only, unsharded, ÷ usable memory; the detailed one adds activations, "
+                "logits, buffers and the CUDA context per GPU and applies the sharding."
+            ),
+        ),
+    )
+
+
+def checks_section(inputs: EstimateInputs, r: EstimateResult) -> Section | None:
+    blocks = []
+    sc = r.step_check
+    if sc is not None:
+        # A token total already covers every epoch: the estimate counts it as one pass.
+        per = "sequences/epoch" if inputs.data.mode == "examples" else "sequences (all epochs)"
+        blocks.append(
+            formula(
+                f"steps = ceil({per} ÷ (micro-batch × accumulation × GPUs)) × passes = "
+                f"ceil({r.tokens.sequences_per_epoch:,.0f} ÷ {sc.effective_batch}) × "
+                f"{sc.passes:g} = {sc.total_steps:,}; wall = {sc.total_steps:,} × "
+                f"{sc.step_time_s:g} s = {fmt_hours(sc.wall_s / 3600)}; GPU-hours "
+                f"{sc.gpu_hours:,.2f}; implied MFU {fmt_pct(sc.implied_mfu)}",
+                Ref("article 004 §Calculate GPU time"),
+            )
+        )
+    if r.measured_mfu is not None:
+        blocks.append(
+            formula(
+                "measured MFU = tokens/s × FLOPs/token ÷ peak = "
+                f"{inputs.efficiency.measured_tokens_per_s:,.0f} × {sci(r.flops.per_token)} ÷ "
+                f"{sci(r.time.peak_flops_per_s)} = ",
+                Bold(fmt_pct(r.measured_mfu)),
+                Ref("article 000 §From MFU to tokens per second"),
+            )
+        )
+    if not blocks:
+        return None
+    return Section(("Cross-checks from your measurements",), tuple(blocks))
+
+
+def heading(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    """The explanation's title: model · method · GPU, and the parameter and GPU counts."""
+    gpu = inputs.hardware.gpu
+    return Section(
+        (Name(inputs.model.name), f" · {METHOD_LABELS[inputs.training.method]} · ", Name(gpu.name)),
+        (
+            text(
+                f"N = {fmt_count(r.params.total)} parameters ({fmt_count(r.params.trainable)} "
+                f"trainable), {r.time.num_gpus} × ",
+                Name(gpu.name),
+                f" ({r.memory.capacity_bytes / GIB:g} GiB, {r.time.peak_flops_per_s / 1e12:,.0f} "
+                "TFLOPS dense BF16).",
+            ),
+        ),
+        level=2,
+    )
+
+
+def explain(inputs: EstimateInputs, r: EstimateResult) -> tuple[Section, ...]:
+    """The whole 'How this is computed' document as sections of blocks."""
+    sections = [heading(inputs, r)]
+    if r.warnings:
+        sections.append(Section(("Warnings",), (Items(tuple((w,) for w in r.warnings)),)))
+    sections += [
+        tokens_section(inputs, r),
+        flops_section(inputs, r),
+        time_section(inputs, r),
+        memory_section(inputs, r),
+        cost_section(inputs, r),
+        project_section(inputs, r),
+    ]
+    checks = checks_section(inputs, r)
+    if checks is not None:
+        sections.append(checks)
+    sections.append(simple_section(inputs, r))
+    return tuple(sections)
+
+
+def explain_html(inputs: EstimateInputs, r: EstimateResult) -> str:
+    """The window's 'How this is computed' page (rich text with its style)."""
+    return STYLE + to_html(explain(inputs, r))
