@@ -1,6 +1,7 @@
 """File actions: save/reopen, dirty prompts, corrupt files, drops, recent files, settings."""
 
 import json
+import os
 
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
@@ -300,3 +301,17 @@ def test_a_file_whose_estimate_fails_shows_no_figures_of_the_previous_one(
     assert window.headline.isVisible()
     assert window.store.result == estimate(window.store.inputs)
     assert "$" in window.summary_label.text() and window.summary_label.text() != before
+
+
+def test_settings_that_cannot_be_kept_are_told(tmp_path, monkeypatch, qtbot):
+    fifo = tmp_path / "config"
+    fifo.mkdir()
+    os.mkfifo(fifo / "settings.ini")  # would block QSettings' read
+    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(fifo))
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    message = w.statusBar().currentMessage
+    qtbot.waitUntil(
+        lambda: message().startswith("Settings are kept for this session"), timeout=2000
+    )

@@ -80,6 +80,10 @@ class MainWindow(QMainWindow):
         if build_plots_now:
             self.charts.ensure_plots()
         self.store.recompute_now()
+        problem = str(self.settings.property("problem") or "")  # the config folder is unusable
+        if problem:
+            told = problem[:1].upper() + problem[1:]
+            QTimer.singleShot(0, self, lambda: self.show_status(told, 15000))
         self.model_import = ModelImportActions(self, self.form_tabs.model_panel)
         install_catalog_ui(self)
 
