@@ -46,7 +46,7 @@ from .flags import (
     section_groups,
 )
 from .lookup import CatalogView, find_gpu, find_model
-from .paths import check_input, check_output
+from .paths import check_output
 from .report_cmd import add_report_parser, run_report
 from .tables import format_catalogs, format_compare, format_gpus, format_models
 from .values import Text
@@ -155,8 +155,6 @@ def inputs_from_args(
     ``--model`` and ``--gpu`` replace their section first; the field flags apply on top.
     ``--gpu`` is looked up in ``catalog`` (the effective catalog), else in the built-in one.
     """
-    if args.file:
-        check_input(args.file)
     base = load_estimate(args.file) if args.file else EstimateInputs()
     doc = base.model_dump()
     if args.model is not None:

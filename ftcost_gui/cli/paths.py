@@ -1,9 +1,9 @@
-"""Checks on the paths the CLI reads (FILE) and writes (``--save``, ``--csv``, report files).
+"""Checks on the paths the CLI writes (``--save``, ``--csv``, report files).
 
-Done before anything is read or written, so a command either does all it was asked to or
-nothing. A path must name a regular file: a folder, FIFO, device or socket is refused (reading a
-FIFO waits for a writer forever, reading /dev/zero never ends; writing replaces what the user
-made, and an atomic save as root would replace /dev/null itself).
+Done before anything is written, so a command either writes all it was asked to or nothing. A
+target must be a regular file or absent: a folder, FIFO, device or socket is refused (writing a
+FIFO waits for a reader forever; an atomic save as root would replace /dev/null itself). Files
+read go through ``io.loader``, which refuses the same things.
 """
 
 from __future__ import annotations
@@ -26,17 +26,6 @@ _WHAT = (
 
 def _kind(mode: int) -> str:
     return next((w for test, w in _WHAT if test(mode)), "not a regular file")
-
-
-def check_input(path: str, flag: str = "FILE") -> None:
-    """CliError (one line) if ``path`` exists and is not a regular file; a missing or unreadable
-    path is left to the reader, whose message names the file."""
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return
-    if not stat.S_ISREG(mode):
-        raise CliError(f"{flag}: {for_terminal(path)} is {_kind(mode)}, not an estimate file")
 
 
 def check_output(path: str, flag: str, *, folder_must_exist: bool = False) -> None:

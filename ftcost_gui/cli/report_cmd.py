@@ -14,7 +14,7 @@ from typing import Any
 
 from ..io.names import for_terminal, plain
 from .common import EXIT_OK, CliError, fail
-from .paths import check_input, check_output
+from .paths import check_output
 from .values import Text, quoted
 
 _QUIET = ("This plugin does not support",)  # offscreen-plugin chatter while plots lay out
@@ -114,9 +114,8 @@ def _run(args: argparse.Namespace) -> int:
                 f"{Path(targets['md']).name}; pass --force to replace them"
             )
     try:
-        check_input(args.file)
         document = load_document(args.file)
-    except (EstimateFileError, CliError) as exc:
+    except EstimateFileError as exc:
         raise ReportError(str(exc)) from None
     try:
         results = estimate_all(document)

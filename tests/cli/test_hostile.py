@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import os
 import re
 import signal
@@ -54,7 +53,6 @@ OUTPUT_OK = {"non-utf8-name", "dangling-link", "missing-folder"}
 INPUTS = ("file",)  # argparse dests that name a file to read
 OUTPUTS = ("save", "csv", "pdf", "html", "md")  # and files to write
 ANY_TEXT = ("title",)  # any text is a fine value (the report's title; empty: the file name)
-HAS_LOADER = importlib.util.find_spec("ftcost_gui.io.loader") is not None
 
 
 def _commands() -> dict[str | None, argparse.ArgumentParser]:
@@ -152,8 +150,7 @@ def _values(cmd: str | None, action: argparse.Action, tmp: Path) -> list[tuple[s
             return [(label, TEXTS[label], 0) for label in ("empty", "escape", "non-utf8", "huge")]
         return [(label, text, 2) for label, text in TEXTS.items()]
     if kind in ("input", "model"):
-        labels = [p for p in INPUT_PATHS if p != "dev-zero" or HAS_LOADER]
-        out = [(label, _make_path(label, tmp), 2) for label in labels]
+        out = [(label, _make_path(label, tmp), 2) for label in INPUT_PATHS]
         if kind == "model":
             out += [(label, text, 2) for label, text in TEXTS.items()]
         return out
