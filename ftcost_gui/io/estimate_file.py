@@ -1,35 +1,58 @@
 """Estimate files (``.ftcost``): versioned JSON holding inputs only, never results.
 
-Version 2 (current) holds named scenarios::
+Version 3 (current) holds named scenarios, every input field written out::
 
-    {"format": "ftcost-estimate", "version": 2, "app": "ftcost 0.1.0", "active": 0,
-     "scenarios": [{"name": "Full FT", "inputs": {...}}, ...]}
+    {"format": "ftcost-estimate", "version": 3, "app": "ftcost 0.2.0", "active": 0,
+     "scenarios": [{"name": "Full FT", "inputs": {"model": {...}, "data": {...}, ...}}, ...]}
 
-Version 1 held one ``"inputs"`` object; it still opens and is migrated in memory
-(``_migrate_v1_to_v2``). The inputs include the GPU spec and the prices used
-(``inputs.hardware.gpu``), so a file reopens with the same numbers anywhere; results are always
-recomputed on open.
+The inputs include the GPU spec and the prices used (``inputs.hardware.gpu``), so a file reopens
+with the same numbers anywhere; results are always recomputed on open.
+
+Reading is strict. Defaults belong to new documents, not to reading: a hand-edited or partly
+written file with a scenario without ``inputs`` or a model without ``num_layers`` would otherwise
+be estimated with the defaults of another model. So every field must be present (optional ones
+as ``null``), no unknown field is accepted, and values are validated in pydantic's strict mode
+(``true`` is not 1 layer, ``"1e8"`` is not a number, ``32.0`` is not a layer count); ``NaN``,
+``Infinity`` and numbers beyond a float are refused while parsing. The error is one line naming the
+field: ``plan.ftcost is incomplete: scenarios[0].inputs.model.num_layers is missing``.
+
+Older versions still open, migrated in memory, one version at a time (``_MIGRATIONS``):
+
+- version 1 held one ``"inputs"`` object (``_migrate_v1_to_v2``);
+- version 2 is version 3 without the input fields added since (``_migrate_v2_to_v3``).
+
+Adding an input field (the rule of PROTOCOL.md)
+-----------------------------------------------
+A new field makes every older file incomplete, so it MUST be added to ``V3_NEW_FIELDS`` below,
+keyed by its dotted path inside ``inputs`` (``"training.some_field"``), with the value that
+reproduces how files written before it were estimated: the OLD behaviour, which is not
+necessarily the new default. Then add a test that a version-2 file gives the same figures as
+before (see ``tests/io/test_estimate_file.py``: the v2 fixture and ``test_v2_to_v3_*``).
+``tests/io/test_estimate_file.py::test_every_input_field_is_written_or_migrated`` fails until the
+field is listed.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
-from collections.abc import Callable
+import types
+import typing
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .. import __version__
 from ..core.document import EstimateDocument
-from ..core.errors import first_error
 from ..core.inputs import EstimateInputs
 from .atomic import atomic_write_text
 from .loader import ESTIMATE, FileReadError, read_bytes
 from .names import path_name
 
 FORMAT = "ftcost-estimate"
-VERSION = 2
+VERSION = 3
 SUFFIX = ".ftcost"
 
 
@@ -55,29 +78,128 @@ def dumps_estimate(inputs: EstimateInputs) -> str:
     return dumps_document(EstimateDocument.single(inputs))
 
 
+# --- Migrations: version n -> n + 1, in memory --------------------------------------------------
+
+# Input fields added in version 3, by dotted path inside ``inputs``, with the value that gives
+# files written before them their OLD behaviour (see the module docstring). Keep the comment
+# that says who added each and why that value.
+V3_NEW_FIELDS: dict[str, Any] = {}
+
+
 def _migrate_v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:
     inputs = doc.get("inputs")
     if not isinstance(inputs, dict):
         raise ValueError("no 'inputs' section")
+    rest = {k: v for k, v in doc.items() if k != "inputs"}
     return {
-        **doc,
+        **rest,
         "version": 2,
         "active": 0,
         "scenarios": [{"name": "Scenario 1", "inputs": inputs}],
     }
 
 
-_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_v1_to_v2}
+def _migrate_v2_to_v3(doc: dict[str, Any]) -> dict[str, Any]:
+    scenarios = doc.get("scenarios")
+    if isinstance(scenarios, list):
+        for scenario in scenarios:
+            inputs = scenario.get("inputs") if isinstance(scenario, dict) else None
+            if isinstance(inputs, dict):
+                for path, old_value in V3_NEW_FIELDS.items():
+                    *parents, name = path.split(".")
+                    section: Any = inputs
+                    for part in parents:
+                        section = section.get(part) if isinstance(section, dict) else None
+                    if isinstance(section, dict):  # a missing section is reported, not made up
+                        section.setdefault(name, old_value)
+    return {**doc, "version": 3}
 
 
-def loads_document(text: str | bytes, source: str = "the file") -> EstimateDocument:
-    """Parse, migrate and validate; EstimateFileError names what is wrong."""
+_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _migrate_v1_to_v2,
+    2: _migrate_v2_to_v3,
+}
+
+
+# --- Strict reading ------------------------------------------------------------------------------
+
+_TOP_LEVEL = {"format", "version", "app", "active", "scenarios"}
+
+
+class _NotANumber(ValueError):
+    pass
+
+
+def _no_constant(name: str) -> float:
+    raise _NotANumber(f"holds {name}, which is not a number ftcost reads")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotANumber(f"holds the number {text[:40]}, beyond the range of a float")
+    return value
+
+
+def _parse(text: str | bytes, source: str) -> Any:
     try:
-        doc: Any = json.loads(text)
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except _NotANumber as exc:
+        raise EstimateFileError(f"{source} {exc}.") from None
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, huge ints, nesting
         raise EstimateFileError(
             f"{source} is not valid JSON (corrupt or truncated): {exc}"
         ) from None
+
+
+def _where(loc: tuple[Any, ...] | list[Any]) -> str:
+    """('scenarios', 0, 'inputs', 'model') -> 'scenarios[0].inputs.model'."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
+    return out
+
+
+def _nested_model(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
+    """(the model a field holds, whether it holds a sequence of them), else (None, False)."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _nested_model(args[0]) if len(args) == 1 else (None, False)
+    if origin is tuple:
+        args = typing.get_args(annotation)
+        if len(args) == 2 and args[1] is Ellipsis:
+            inner, _ = _nested_model(args[0])
+            return inner, inner is not None
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, False
+    return None, False
+
+
+def _completeness(model: type[BaseModel], value: Any, loc: tuple[Any, ...]) -> Iterator[str]:
+    """Every field of the model missing from value, and every key it does not know."""
+    if not isinstance(value, dict):
+        return  # the wrong type is the validator's to report
+    for name, info in model.model_fields.items():
+        if name not in value:
+            yield f"{_where((*loc, name))} is missing"
+            continue
+        inner, many = _nested_model(info.annotation)
+        if inner is None:
+            continue
+        if many and isinstance(value[name], list):
+            for i, item in enumerate(value[name]):
+                yield from _completeness(inner, item, (*loc, name, i))
+        elif not many:
+            yield from _completeness(inner, value[name], (*loc, name))
+    for key in value:
+        if key not in model.model_fields:
+            yield f"{_where((*loc, str(key)))} is not a field ftcost knows"  # no " is missing"
+
+
+def loads_document(text: str | bytes, source: str = "the file") -> EstimateDocument:
+    """Parse, migrate and validate strictly; EstimateFileError names what is wrong, in one line."""
+    doc = _parse(text, source)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise EstimateFileError(
             f"{source} is not an ftcost estimate file (no 'format': '{FORMAT}')."
@@ -96,14 +218,26 @@ def loads_document(text: str | bytes, source: str = "the file") -> EstimateDocum
         except ValueError as exc:
             raise EstimateFileError(f"{source} (format version {version}) has {exc}.") from None
         version = doc["version"]
-    if not isinstance(doc.get("scenarios"), list):
-        raise EstimateFileError(f"{source} has no 'scenarios' list.")
-    try:
-        return EstimateDocument.model_validate(
-            {"scenarios": doc["scenarios"], "active": doc.get("active", 0)}
+    unknown = sorted(str(k) for k in doc if k not in _TOP_LEVEL)
+    if unknown:
+        raise EstimateFileError(f"{source} has {unknown[0]!r}, which is not a field ftcost knows.")
+    body = {k: doc[k] for k in ("scenarios", "active") if k in doc}
+    problems = list(_completeness(EstimateDocument, body, ()))
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        what = (
+            "is incomplete" if problems[0].endswith(" is missing") else "is not as ftcost wrote it"
         )
+        raise EstimateFileError(f"{source} {what}: {problems[0]}{more}.")
+    try:
+        return EstimateDocument.model_validate_json(json.dumps(body), strict=True)
     except ValidationError as exc:
-        raise EstimateFileError(f"{source} has an invalid value: {first_error(exc)}") from None
+        first = exc.errors()[0]
+        where = _where(first["loc"])
+        msg = str(first["msg"]).removeprefix("Value error, ")
+        raise EstimateFileError(
+            f"{source} has an invalid value: {where + ': ' if where else ''}{msg}"
+        ) from None
 
 
 def loads_estimate(text: str | bytes, source: str = "the file") -> EstimateInputs:

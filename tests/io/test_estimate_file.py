@@ -67,7 +67,7 @@ def test_round_trip(tmp_path, inputs):
 def test_document_shape():
     doc = good_doc()
     assert doc["format"] == FORMAT == "ftcost-estimate"
-    assert doc["version"] == VERSION == 2
+    assert doc["version"] == VERSION == 3
     assert doc["app"].startswith("ftcost ")
     assert doc["active"] == 0
     inputs = doc["scenarios"][0]["inputs"]
@@ -110,11 +110,14 @@ def _cases() -> dict[str, tuple[str | bytes, str]]:
         "bool version": (json.dumps({**good_doc(), "version": True}), no_valid_version),
         "version 0": (json.dumps({**good_doc(), "version": 0}), no_valid_version),
         "no inputs": (json.dumps(no_inputs), "(format version 1) has no 'inputs' section"),
-        "no scenarios": (json.dumps(no_scenarios), "has no 'scenarios' list"),
+        "no scenarios": (json.dumps(no_scenarios), "is incomplete: scenarios is missing."),
         "duplicate names": (json.dumps(dup_names), "scenario names must be unique"),
         "bad active": (json.dumps({**good_doc(), "active": 3}), "active scenario index"),
         "out of range": (json.dumps(out_of_range), "inputs.efficiency.mfu: Input should be less"),
-        "unknown field": (json.dumps(unknown_field), "training.warp_drive: Extra inputs are not"),
+        "unknown field": (
+            json.dumps(unknown_field),
+            "is not as ftcost wrote it: scenarios[0].inputs.training.warp_drive is not a field",
+        ),
         "bad choice": (json.dumps(bad_choice), "inputs.training.method: Input should be"),
     }  # fmt: skip
 
