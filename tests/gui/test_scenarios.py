@@ -16,7 +16,7 @@ from ftcost_gui.core.series import SWEEP_MFUS as MFUS
 from ftcost_gui.core.units import GIB, fmt_usd
 from ftcost_gui.gui.store import EstimateStore
 from ftcost_gui.gui.window.exports import report_format
-from ftcost_gui.io.estimate_file import load_document, load_estimate
+from ftcost_gui.io.estimate_file import VERSION, load_document, load_estimate
 from ftcost_gui.io.export_csv import read_results_csv
 from ftcost_gui.present.tables import fmt_delta
 
@@ -217,7 +217,7 @@ def test_multi_scenario_save_and_open_round_trip(window, tmp_path, monkeypatch):
     window.action("save_as").trigger()
     assert not window.isWindowModified()
     assert load_document(target) == doc
-    assert json.loads(target.read_text())["version"] == 2
+    assert json.loads(target.read_text())["version"] == VERSION
 
     window.files.new()
     assert len(window.store.document.scenarios) == 1
@@ -240,7 +240,7 @@ def test_version_1_file_migrates_in_window(window, tmp_path):
     target = tmp_path / "migrated.ftcost"
     assert window.files.write(target)
     saved = json.loads(target.read_text())
-    assert saved["version"] == 2 and saved["scenarios"][0]["name"] == "Migrated"
+    assert saved["version"] == VERSION and saved["scenarios"][0]["name"] == "Migrated"
 
 
 def test_version_2_fixture_opens_on_its_active_scenario(window):
