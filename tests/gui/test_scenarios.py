@@ -291,3 +291,31 @@ def test_names_from_files_are_shown_not_applied(window):
     assert "&lt;img" in tip and "<img" not in tip
     assert window.summary_label.textFormat() == Qt.TextFormat.PlainText
     assert window.summary_label.text().startswith(f"{shown}: ")
+
+
+def test_all_scenarios_chart_never_shows_a_curve_it_cannot_compute(window, monkeypatch):
+    import importlib
+
+    series_mod = importlib.import_module("ftcost_gui.core.series")
+    real = series_mod.plan
+    broken = {"qlora"}
+
+    def plan(inputs):  # QLoRA copies cannot be estimated (a core failure)
+        if inputs.training.method in broken:
+            raise ArithmeticError("not finite")
+        return real(inputs)
+
+    monkeypatch.setattr(series_mod, "plan", plan)
+    window.scenarios.compare_methods()
+    window.store.select_scenario(0)
+    charts = window.charts
+    assert charts.mode() == "scenarios"
+    assert charts.charts_stack.currentWidget() is charts.scenarios_failed
+    assert "Scenario 1 · QLoRA" in charts.scenarios_failed.text()
+    assert window.results_stack.currentWidget() is window.results_page  # scenario 1 is fine
+
+    broken.clear()
+    window.store.rename_scenario(3, "Q")  # any change recomputes; now every scenario can be
+    assert charts.charts_stack.currentWidget() is charts.scenario_plots_splitter
+    memory, _cost = charts.scenario_plots
+    assert len(memory.totals_gib()) == 4

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.series import Outcome, ScenarioSeries
+from ...io.names import plain
 from ..store import EstimateStore
 
 if TYPE_CHECKING:  # pragma: no cover - the plots import pyqtgraph, loaded on first use
@@ -48,9 +49,16 @@ class ChartsArea(QWidget):
         self.plots_splitter.addWidget(self._placeholder)
         self.scenario_plots_splitter = QSplitter(Qt.Orientation.Horizontal)
         self.scenario_plots_splitter.setObjectName("scenario_plots")
+        # While a scenario cannot be estimated the overlay would show its last curve: say why not.
+        self.scenarios_failed = QLabel()
+        self.scenarios_failed.setObjectName("scenarios_failed")
+        self.scenarios_failed.setTextFormat(Qt.TextFormat.PlainText)
+        self.scenarios_failed.setWordWrap(True)
+        self.scenarios_failed.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.charts_stack = QStackedWidget()
         self.charts_stack.addWidget(self.plots_splitter)
         self.charts_stack.addWidget(self.scenario_plots_splitter)
+        self.charts_stack.addWidget(self.scenarios_failed)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 4, 0, 0)
         mode_row = QHBoxLayout()
@@ -73,6 +81,7 @@ class ChartsArea(QWidget):
         self.chart_mode.currentIndexChanged.connect(self._on_mode)
         store.outcomeChanged.connect(self._on_outcome)
         store.scenarioSeriesChanged.connect(self._on_scenario_series)
+        store.resultsChanged.connect(self._show_mode)
 
     # --- modes ----------------------------------------------------------------------------------
     def mode(self) -> str:
@@ -84,10 +93,26 @@ class ChartsArea(QWidget):
     def _on_mode(self, _index: int) -> None:
         if self.mode() == "scenarios":
             self.ensure_scenario_plots()
-            self.charts_stack.setCurrentWidget(self.scenario_plots_splitter)
             self._update_scenario_plots()
-        else:
+        self._show_mode()
+
+    def _show_mode(self) -> None:
+        if self.mode() != "scenarios":
             self.charts_stack.setCurrentWidget(self.plots_splitter)
+            return
+        failed = [
+            plain(s.name)
+            for s, r in zip(self.store.document.scenarios, self.store.results, strict=False)
+            if r is None
+        ]
+        if failed:
+            self.scenarios_failed.setText(
+                f"All scenarios are drawn once each can be estimated; {', '.join(failed)} "
+                "cannot be now (the status bar says why)."
+            )
+            self.charts_stack.setCurrentWidget(self.scenarios_failed)
+        else:
+            self.charts_stack.setCurrentWidget(self.scenario_plots_splitter)
 
     def visible_plot(self, which: str) -> MemoryPlot | CostPlot:
         """The memory or cost plot shown now (by method or all scenarios)."""
