@@ -1,4 +1,4 @@
-"""The core and io layers never load Qt (checked in a fresh interpreter)."""
+"""The layers keep their place: no Qt below the window, no import of the window from below."""
 
 from __future__ import annotations
 
@@ -21,3 +21,26 @@ def test_core_and_io_import_without_qt():
 def test_core_does_not_import_platformdirs():
     code = "import sys, ftcost_gui.core;sys.exit(1 if 'platformdirs' in sys.modules else 0)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_present_imports_without_qt():
+    code = (
+        "import sys, ftcost_gui.present.explain, ftcost_gui.present.figures,"
+        " ftcost_gui.present.tables, ftcost_gui.present.blocks, ftcost_gui.present.text;"
+        "qt = ('PySide6', 'pyqtgraph', 'shiboken6');"
+        "bad = [m for m in sys.modules if m.split('.')[0] in qt];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_charts_and_report_never_import_the_window():
+    code = (
+        "import os; os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen');"
+        "import sys, ftcost_gui.charts, ftcost_gui.report.content, ftcost_gui.report.render;"
+        "bad = [m for m in sys.modules if m.startswith(('ftcost_gui.gui', 'ftcost_gui.cli'))];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -22,7 +22,7 @@ from ..core.document import EstimateDocument, compare_methods
 from ..core.inputs import EstimateInputs
 from ..core.results import EstimateResult
 from ..core.series import Outcome, Outcomes, ScenarioSeries, scenario_series
-from .qt_compat import guard_refcount_leak
+from ..qt_compat import guard_refcount_leak
 
 guard_refcount_leak()
 

@@ -38,12 +38,10 @@ def ensure_qapp():
 def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float = 2.0):
     """{'memory': png, 'cost': png}: by scenario when there are several, else by method."""
     ensure_qapp()
-    import pyqtgraph as pg
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
 
-    pg.setConfigOptions(background="w", foreground="k", antialias=True)
-    from ..gui.plots import CostPlot, MemoryPlot, ScenarioCostPlot, ScenarioMemoryPlot, render_png
+    from ..charts import CostPlot, MemoryPlot, ScenarioCostPlot, ScenarioMemoryPlot, render_png
 
     doc, outcomes = report.document, Outcomes()
     if report.several:

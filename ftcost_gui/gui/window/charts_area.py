@@ -25,7 +25,7 @@ from ...io.names import plain
 from ..store import EstimateStore
 
 if TYPE_CHECKING:  # pragma: no cover - the plots import pyqtgraph, loaded on first use
-    from ..plots import CostPlot, MemoryPlot, ScenarioCostPlot, ScenarioMemoryPlot
+    from ...charts import CostPlot, MemoryPlot, ScenarioCostPlot, ScenarioMemoryPlot
 
 CHART_MODES = (("method", "Selected scenario, by method"), ("scenarios", "All scenarios"))
 
@@ -125,10 +125,7 @@ class ChartsArea(QWidget):
     def ensure_plots(self) -> tuple[MemoryPlot, CostPlot]:
         """Import pyqtgraph and build both plots (once)."""
         if self.memory_plot is None or self.cost_plot is None:
-            import pyqtgraph as pg
-
-            pg.setConfigOptions(background="w", foreground="k", antialias=True)
-            from ..plots import CostPlot, MemoryPlot
+            from ...charts import CostPlot, MemoryPlot
 
             self.memory_plot, self.cost_plot = MemoryPlot(), CostPlot()
             self._adopt(self.plots_splitter, self.memory_plot, "memory_plot", "memory")
@@ -144,7 +141,7 @@ class ChartsArea(QWidget):
         """Build the 'All scenarios' plots (once, when first shown)."""
         if self.scenario_plots is None:
             self.ensure_plots()
-            from ..plots import ScenarioCostPlot, ScenarioMemoryPlot
+            from ...charts import ScenarioCostPlot, ScenarioMemoryPlot
 
             memory, cost = ScenarioMemoryPlot(), ScenarioCostPlot()
             self._adopt(self.scenario_plots_splitter, memory, "scenario_memory_plot", "memory")

@@ -102,7 +102,7 @@ class Exports(QObject):
     # --- exports --------------------------------------------------------------------------------
     def export_plot(self, which: str, fmt: str, path: str | None = None) -> bool:
         """Export the plot as shown (the 'All scenarios' overlay when that mode is on)."""
-        from ..plots import export_png, export_svg
+        from ...charts import export_png, export_svg
 
         plot = self._visible_plot(which)
         path = path or self._ask_export_path(fmt)

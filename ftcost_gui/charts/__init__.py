@@ -1,4 +1,8 @@
-"""Plots: thin pyqtgraph views that draw the series core/series.py computes (no estimates)."""
+"""Charts: pyqtgraph views that draw the series core/series.py computes, nothing else.
+
+Used by the window (gui/window/charts_area.py) and by the report renderer (report/render.py).
+May import ``core``, ``io`` and ``present``; never ``report``, ``gui`` or ``cli``.
+"""
 
 from .cost_plot import CostPlot
 from .export import export_png, export_svg, render_png

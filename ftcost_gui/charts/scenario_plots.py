@@ -12,9 +12,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QWidget
 
-from ...core.results import MEMORY_PART_LABELS
-from ...core.series import ScenarioSeries
-from ...core.units import fmt_usd
+from ..core.results import MEMORY_PART_LABELS
+from ..core.series import ScenarioSeries
+from ..core.units import fmt_usd
 from .cost_plot import BAND, CostPlot
 from .memory_plot import WIDTH, MemoryPlot
 

@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from ..qt_compat import guard_refcount_leak
 
 guard_refcount_leak()
+# The charts' look, for the window and the report alike: white paper, black ink, smooth lines.
+pg.setConfigOptions(background="w", foreground="k", antialias=True)
 
 
 class PlotView(QWidget):

@@ -8,8 +8,8 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
-from ...core.series import WELL_TUNED_MFU_PCT, CostCurve, CostPoint
-from ...core.units import fmt_usd
+from ..core.series import WELL_TUNED_MFU_PCT, CostCurve, CostPoint
+from ..core.units import fmt_usd
 from .base import PlotView
 
 BAND = WELL_TUNED_MFU_PCT

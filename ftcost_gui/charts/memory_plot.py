@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QWidget
 
-from ...core.results import MEMORY_PART_LABELS
-from ...core.series import MemoryBars
+from ..core.results import MEMORY_PART_LABELS
+from ..core.series import MemoryBars
 from .base import PlotView
 
 SHORT = {
