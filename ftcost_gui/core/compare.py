@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .catalog import CatalogGpu, EffectiveRow, PricingTier, id_key
-from .estimate import estimate
+from .estimate import Plan, finish, plan
 from .inputs import EstimateInputs, GpuSpec
 from .results import EstimateResult
 from .units import TERA
@@ -141,13 +141,7 @@ def compare_gpus(
     Accepts effective-catalog rows, catalog rows, bare specs or offers. Each GPU is priced at its
     own catalog prices; the GPU count follows ``training.auto_gpu_count`` as in the estimate.
     """
-    current = id_key(inputs.hardware.gpu.id)
-    out: list[GpuComparison] = []
-    for item in rows_or_specs:
-        o = offer(item)
-        result = estimate(inputs_on_gpu(inputs, o.spec))
-        out.append(comparison_row(result, o, current=id_key(o.spec.id) == current))
-    return out
+    return GpuComparer().rows(inputs, [offer(item) for item in rows_or_specs])
 
 
 def _cost_key(r: GpuComparison) -> tuple[Any, ...]:
@@ -184,3 +178,87 @@ def fastest_fitting(rows: Iterable[GpuComparison]) -> GpuComparison | None:
     """The GPU that fits with the shortest held wall-clock."""
     fitting = [r for r in rows if r.fits]
     return min(fitting, key=_time_key) if fitting else None
+
+
+# --- Many offers, few changes: the comparison of the window's "Which GPU" view ----------------
+
+_PRICE_FIELDS = ("on_demand_usd_per_hour", "spot_usd_per_hour", "price_as_of", "price_source")
+_NO_PRICES = dict.fromkeys(_PRICE_FIELDS)
+
+
+def _facts(spec: GpuSpec) -> GpuSpec:
+    """The spec without its prices: what ``plan`` reads of a GPU (``finish`` reads the prices)."""
+    return spec.model_copy(update=_NO_PRICES)
+
+
+class GpuComparer:
+    """``compare_gpus`` for a catalog that changes rarely and inputs that change often.
+
+    Keeps, for the current inputs (their own GPU aside: every row replaces it), one comparison
+    per offer and one plan per GPU (``core.estimate.plan`` does not read prices), so that:
+
+    - an offer already compared is not estimated again (adopting a GPU changes the inputs'
+      GPU only; switching back to a catalog, or editing one row, estimates the new offers only);
+    - offers of the same GPU at other prices (providers, regions, tiers) share one plan and
+      only ``finish`` runs for each.
+
+    ``missing`` lists the offers still to compare, ``compare_some`` compares some of them (the
+    window does it in slices between events), ``rows`` gives the rows. ``plans`` and ``finishes``
+    count the work done (tests count it; nothing is timed).
+    """
+
+    def __init__(self) -> None:
+        self._key: EstimateInputs | None = None
+        self._inputs: EstimateInputs | None = None
+        self._rows: dict[Offer, GpuComparison] = {}
+        self._plans: dict[GpuSpec, Plan] = {}
+        self.plans = 0
+        self.finishes = 0
+
+    def _use(self, inputs: EstimateInputs) -> None:
+        """Forget everything when the inputs change other than in their GPU."""
+        if inputs is self._inputs:
+            return
+        key = inputs_on_gpu(inputs, _NO_GPU)
+        if key != self._key:
+            self._key = key
+            self._rows.clear()
+            self._plans.clear()
+        self._inputs = inputs
+
+    def missing(self, inputs: EstimateInputs, offers: Iterable[Offer]) -> list[Offer]:
+        """The offers not compared yet for these inputs, in the order given, each once."""
+        self._use(inputs)
+        rows = self._rows
+        return list(dict.fromkeys(o for o in offers if o not in rows))
+
+    def compare_some(self, inputs: EstimateInputs, offers: Iterable[Offer]) -> None:
+        """Compare these offers (those already compared are skipped)."""
+        self._use(inputs)
+        for o in offers:
+            if o in self._rows:
+                continue
+            row_inputs = inputs_on_gpu(inputs, o.spec)
+            facts = _facts(o.spec)
+            p = self._plans.get(facts)
+            if p is None:
+                p = self._plans[facts] = plan(row_inputs)
+                self.plans += 1
+            result = finish(p._replace(inputs=row_inputs))
+            self.finishes += 1
+            self._rows[o] = comparison_row(result, o)
+
+    def rows(self, inputs: EstimateInputs, offers: Sequence[Offer]) -> list[GpuComparison]:
+        """One comparison per offer, in the order given (missing ones are compared now)."""
+        self.compare_some(inputs, offers)
+        current = id_key(inputs.hardware.gpu.id)
+        out = []
+        for o in offers:
+            r = self._rows[o]
+            if id_key(o.spec.id) == current:
+                r = r.model_copy(update={"current": True})
+            out.append(r)
+        return out
+
+
+_NO_GPU = GpuSpec(id="", name="")

@@ -168,3 +168,9 @@ def column(field: str) -> Column:
 COLUMNS: tuple[Column, ...] = tuple(column(f) for f in CatalogGpu.model_fields)
 """Every field of a catalog row, in the row model's order (the CSV column order)."""
 BY_FIELD: dict[str, Column] = {c.field: c for c in COLUMNS}
+# The editor shows what tells offers apart first; every other column follows in model order.
+_FIRST = ("id", "name", "provider", "region", "pricing_tier")
+EDITOR_COLUMNS: tuple[Column, ...] = tuple(BY_FIELD[f] for f in _FIRST) + tuple(
+    c for c in COLUMNS if c.field not in _FIRST
+)
+"""The editor's column order."""

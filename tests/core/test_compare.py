@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ftcost_gui.core.catalog import GpuCatalog, merge_catalogs
+from ftcost_gui.core.catalog import GpuCatalog, id_key, merge_catalogs
 from ftcost_gui.core.compare import (
     GpuComparison,
     cheapest_fitting,
@@ -199,3 +199,95 @@ def test_compare_is_pure():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+# --- Offers, tiers and the incremental comparer (issues 16, 17) --------------------------------
+
+
+def _offers():
+    from ftcost_gui.core.catalog import merge_catalogs
+    from ftcost_gui.core.compare import offer
+
+    return [offer(r) for r in merge_catalogs(builtin_catalog())]
+
+
+def _direct(inputs, o):
+    """The row as the first release computed it: one whole estimate on validated inputs."""
+    from ftcost_gui.core.compare import comparison_row, inputs_with_gpu
+    from ftcost_gui.core.estimate import estimate
+
+    return comparison_row(estimate(inputs_with_gpu(inputs, o.spec)), o)
+
+
+def test_offers_at_other_prices_share_a_plan_and_give_the_same_rows():
+    from dataclasses import replace
+
+    from ftcost_gui.core.compare import GpuComparer
+
+    inputs = EstimateInputs()
+    base = _offers()
+    variants = []
+    for o in base[:6]:
+        for od, spot in ((1.0, None), (9.5, 4.25)):
+            spec = o.spec.model_copy(
+                update={"on_demand_usd_per_hour": od, "spot_usd_per_hour": spot}
+            )
+            variants.append(replace(o, spec=spec, provider="P", region="r"))
+    c = GpuComparer()
+    rows = c.rows(inputs, base + variants)
+    assert (c.plans, c.finishes) == (len(base), len(base) + len(variants))
+    for o, r in zip(base + variants, rows, strict=True):
+        want = _direct(inputs, o)
+        if id_key(o.spec.id) == id_key(inputs.hardware.gpu.id):
+            want = want.model_copy(update={"current": True})
+        assert r == want
+
+
+def test_the_comparer_estimates_only_what_changed():
+    from ftcost_gui.core.compare import GpuComparer
+
+    inputs = EstimateInputs()
+    offers = _offers()
+    n = len(offers)
+    c = GpuComparer()
+    c.rows(inputs, offers)
+    assert (c.plans, c.finishes) == (n, n)
+    c.rows(inputs, offers)  # nothing changed
+    assert (c.plans, c.finishes) == (n, n)
+    # Adopting another GPU changes only the inputs' own GPU: no row is estimated again.
+    other = inputs_with_gpu(inputs, offers[5].spec)
+    rows = c.rows(other, offers)
+    assert (c.plans, c.finishes) == (n, n)
+    assert [r.current for r in rows].index(True) == 5
+    # One row edited (a new price): one finish, its plan is shared.
+    from dataclasses import replace
+
+    edited = [*offers[:3], replace(offers[3], spec=offers[3].spec.model_copy(
+        update={"on_demand_usd_per_hour": 0.5})), *offers[4:]]  # fmt: skip
+    assert c.missing(other, edited) == [edited[3]]
+    c.rows(other, edited)
+    assert (c.plans, c.finishes) == (n, n + 1)
+    # An input edit: every row again.
+    mfu = other.edited("efficiency", mfu=0.3)
+    c.rows(mfu, edited)
+    assert (c.plans, c.finishes) == (2 * n, 2 * n + 1)
+
+
+def test_a_spot_row_ranks_by_its_spot_cost():
+    from dataclasses import replace
+
+    from ftcost_gui.core.compare import comparison_row, rank_by_cost
+
+    inputs = EstimateInputs()
+    h100 = next(o for o in _offers() if o.spec.id == "h100-sxm")
+    spot = replace(h100, pricing_tier="spot", provider="Vast.ai")
+    on_demand, on_spot = compare_gpus(inputs, [h100, spot])
+    # Same GPU, same run: the spot row is costed at the spot price, interruptions included.
+    assert on_spot.on_demand_usd == on_demand.on_demand_usd
+    assert on_demand.run_usd == on_demand.on_demand_usd
+    assert on_spot.run_usd == on_spot.spot_usd
+    hours = on_demand.held_gpu_hours
+    f = on_spot.spot_usd / (hours * 2.0)  # the built-in H100 spot price is $2.00/h
+    assert on_spot.run_usd == pytest.approx(hours * f * 2.0) and f >= 1.0
+    assert [r.provider for r in rank_by_cost([on_demand, on_spot])] == ["Vast.ai", ""]
+    assert comparison_row  # imported for the module's public API

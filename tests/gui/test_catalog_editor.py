@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QMessageBox
 
 from ftcost_gui.core.catalog import CatalogGpu, GpuCatalog
-from ftcost_gui.gui.catalog_editor import CatalogEditor
-from ftcost_gui.gui.catalog_ui import CatalogService
+from ftcost_gui.gui.catalog.editor import CatalogEditor
+from ftcost_gui.gui.catalog.service import CatalogService
 from ftcost_gui.io.catalog_store import CatalogStore, catalogs_dir
 from ftcost_gui.io.estimate_file import load_estimate, save_estimate
 from ftcost_gui.io.resources import builtin_catalog
@@ -110,7 +110,8 @@ def test_create_edit_validate_save_reload(editor, monkeypatch, qtbot):
     assert (g.id, g.name, g.memory_gib) == ("lab-gpu", "Lab GPU", 141)
     assert g.on_demand_usd_per_hour == 2.25
     assert g.spot_usd_per_hour is None and g.interconnect == "pcie" and not g.bf16_supported
-    # The effective view: built-in rows, then the new one with its origin.
+    # The effective view (filled when shown): built-in rows, then the new one with its origin.
+    editor.tabs.setCurrentIndex(1)
     assert editor.effective_table.rowCount() == len(builtin_catalog().gpus) + 1
     last = editor.effective_table.rowCount() - 1
     assert editor.effective_table.item(last, 0).text() == "user: My prices"
@@ -125,6 +126,7 @@ def test_duplicate_builtin_rename_delete(editor, monkeypatch, dialogs):
     assert editor.model.rows == list(builtin_catalog().gpus)
     assert editor.model.data(editor.model.index(0, 0)) == "overrides"
     # Every row overrides a built-in one: marked in the effective view.
+    editor.tabs.setCurrentIndex(1)
     assert editor.effective_table.item(0, 1).text().startswith("▲ built-in ($")
     assert editor.rename_catalog() == "Team 2026"
     assert CatalogStore().list() == ["Team 2026"]
@@ -325,3 +327,96 @@ def test_price_bar_follows_the_selected_scenario(window, tmp_path):
     window.store.select_scenario(0)
     window.store.select_scenario(1)
     assert not ui.price_bar.isVisible()  # 'Keep' holds while the file is open
+
+
+# --- Issue 16: override a built-in price, columns sized, provider/region/tier -----------------
+
+
+def test_override_a_builtin_price_from_the_builtin_catalog(editor, monkeypatch):
+    """A price of your own starts from the built-in row, every spec kept (not 'New GPU')."""
+    assert editor.read_only
+    offered: list[list] = []
+
+    def ask(choices):
+        offered.append(choices)
+        return "a100-80gb-sxm"
+
+    monkeypatch.setattr(editor, "_ask_builtin_gpu", ask)
+    _answer(monkeypatch, editor, "My prices")  # a catalog to keep the price in
+    r = editor.override_builtin()
+    assert len(offered[0]) == len(builtin_catalog().gpus)
+    assert editor.current == "My prices" and not editor.read_only
+    m = editor.model
+    builtin = builtin_catalog().find("a100-80gb-sxm")
+    assert m.rows[r] == builtin  # copied whole: same id, so it overrides
+    assert m.data(m.index(r, 0)) == "overrides"
+    price = m.index(r, m.column_of("on_demand_usd_per_hour"))
+    assert editor.table.currentIndex() == price  # ready to type the price
+    assert m.setData(price, "1.19")
+    assert m.setData(m.index(r, m.column_of("provider")), "Lab cloud")
+    assert m.setData(m.index(r, m.column_of("pricing_tier")), "committed_1y")
+    assert editor.save()
+    saved = CatalogStore().load("My prices").gpus[0]
+    assert saved == builtin.model_copy(
+        update={
+            "on_demand_usd_per_hour": 1.19,
+            "provider": "Lab cloud",
+            "pricing_tier": "committed_1y",
+        }
+    )
+    # Offered again: the GPU this catalog overrides already is not in the list; asking for it
+    # anyway shows its row.
+    offered.clear()
+    monkeypatch.setattr(editor, "_ask_builtin_gpu", ask)
+    assert editor.override_builtin() == r
+    assert "already overrides" in editor.status.text()
+    assert len(offered[0]) == len(builtin_catalog().gpus) - 1
+
+
+def test_override_from_the_effective_view(editor, monkeypatch):
+    _answer(monkeypatch, editor, "Lab")
+    editor.new_catalog()
+    editor.tabs.setCurrentIndex(1)
+    rows = editor.effective_rows()
+    h100 = next(i for i, r in enumerate(rows) if r.gpu.id == "h100-sxm")
+    editor.effective_table.cellDoubleClicked.emit(h100, 2)
+    assert editor.tabs.currentIndex() == 0
+    assert [g.id for g in editor.model.rows] == ["h100-sxm"]
+    editor.tabs.setCurrentIndex(1)
+    assert editor.effective_table.item(h100, 1).text().startswith("▲ built-in")
+
+
+def test_columns_fit_their_content(editor):
+    """Every column shows its longest value and its header whole (free text capped, tooltip)."""
+    m, hh = editor.model, editor.table.horizontalHeader()
+    fm = editor.table.fontMetrics()
+    for col in range(1, m.columnCount()):
+        c = m.column_at(col)
+        if c.long_text:
+            assert hh.sectionSize(col) <= 360
+            continue
+        widest = max(fm.horizontalAdvance(m.index(r, col).data()) for r in range(m.rowCount()))
+        assert hh.sectionSize(col) >= widest, c.field
+        header = m.headerData(col, Qt.Orientation.Horizontal)
+        assert hh.sectionSize(col) >= max(fm.horizontalAdvance(x) for x in header.split("\n"))
+    long_row = next(r for r in range(m.rowCount()) if len(m.rows[r].notes) > 60)
+    notes = m.index(long_row, m.column_of("notes"))
+    assert m.data(notes, Qt.ItemDataRole.ToolTipRole) == m.rows[long_row].notes
+
+
+def test_tier_column_is_a_choice(editor, monkeypatch):
+    _answer(monkeypatch, editor, "Tiers")
+    editor.new_catalog()
+    r = editor.override_builtin("h100-sxm")
+    m = editor.model
+    tier = m.index(r, m.column_of("pricing_tier"))
+    assert not m.setData(tier, "monthly")
+    assert "should be one of 'on_demand', 'spot', 'committed_1y', 'committed_3y'" in (
+        editor.status.text()
+    )
+    # A spot row needs a spot price: clearing it on a spot row is refused with the reason.
+    assert m.setData(tier, "spot")
+    spot = m.index(r, m.column_of("spot_usd_per_hour"))
+    assert not m.setData(spot, "")
+    assert "a spot row needs a spot price" in editor.status.text()
+    assert m.rows[r].spot_usd_per_hour == 2.0

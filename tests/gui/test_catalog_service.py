@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ftcost_gui.core.catalog import BUILTIN_NAME, GpuCatalog
-from ftcost_gui.gui.catalog_ui import CatalogService
+from ftcost_gui.gui.catalog.service import CatalogService
 from ftcost_gui.io.catalog_format import VERSION
 from ftcost_gui.io.catalog_store import ACTIVE_FILE, CatalogStore, catalogs_dir
 from ftcost_gui.io.resources import builtin_catalog

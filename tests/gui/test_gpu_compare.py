@@ -1,9 +1,12 @@
-"""The 'Which GPU' tab: the table is compare_gpus for the current inputs, ranked; adopt a GPU."""
+"""The 'Which GPU' tab: the table is compare_gpus for the current inputs, ranked; adopt a GPU;
+filters by provider and tier; work counted (rows estimated per edit, nothing while hidden)."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 
+from ftcost_gui.core.catalog import GpuCatalog
 from ftcost_gui.core.compare import (
     cheapest_fitting,
     compare_gpus,
@@ -12,43 +15,56 @@ from ftcost_gui.core.compare import (
     rank_by_wall_clock,
 )
 from ftcost_gui.core.units import fmt_usd
-from ftcost_gui.gui.gpu_compare_view import (
-    CHEAPEST_COLOR,
+from ftcost_gui.gui.catalog import which_gpu_tab
+from ftcost_gui.gui.catalog.cost_chart import CHEAPEST_COLOR, FIT_COLOR, NO_FIT_COLOR
+from ftcost_gui.gui.catalog.which_gpu_model import (
+    COL_FITS,
     COL_GPU,
-    FIT_COLOR,
-    NO_FIT_COLOR,
+    COL_GPUS,
+    COL_PROVIDER,
+    COL_RUN,
+    COL_TIER,
     row_texts,
 )
+from ftcost_gui.gui.catalog.which_gpu_view import NOT_STATED
+from ftcost_gui.io.catalog_store import CatalogStore
+from ftcost_gui.io.resources import builtin_catalog
 
 
 def _show(window):
     ui = window.catalog_ui
-    window.result_tabs.setCurrentWidget(ui.compare_page)
-    return ui, ui.compare_view
+    ui.show_compare()
+    return ui, ui.which_gpu.view
 
 
 def _texts(view, row):
-    return [view.table.item(row, c).text() for c in range(view.table.columnCount())]
+    m = view.model
+    return [m.index(row, c).data() for c in range(m.columnCount())]
+
+
+def _work(ui):
+    c = ui.which_gpu.comparer
+    return c.plans, c.finishes
 
 
 def test_table_is_compare_gpus_ranked_by_cost(window):
     ui = window.catalog_ui
-    assert ui.compare_view is None  # built when first shown
+    assert ui.which_gpu.view is None  # built when first shown
     ui, view = _show(window)
     rows = window.panels["hardware"].catalog.rows
     expected = compare_gpus(window.store.inputs, rows)
     assert view.comparisons == expected
     ranked = rank_by_cost(expected)
     assert [r.gpu_id for r in view.rows] == [r.gpu_id for r in ranked]
-    assert view.table.rowCount() == len(rows) == 36
+    assert view.model.rowCount() == len(rows) == 36
     cheapest = cheapest_fitting(expected)
     assert view.rows[0].gpu_id == cheapest.gpu_id
     first = _texts(view, 0)
     assert first[0] == "1" and first[COL_GPU].startswith("★ ")
-    assert first[7] == fmt_usd(cheapest.on_demand_usd)
-    assert first[5] == f"${cheapest.usd_per_1e18_flops:,.2f}"
-    assert view.table.item(0, COL_GPU).font().bold()
-    assert not view.table.item(1, COL_GPU).font().bold()
+    assert first[COL_RUN] == fmt_usd(cheapest.on_demand_usd)
+    assert first[COL_RUN - 2] == f"${cheapest.usd_per_1e18_flops:,.2f}"
+    assert view.model.index(0, COL_GPU).data(Qt.ItemDataRole.FontRole).bold()
+    assert view.model.index(1, COL_GPU).data(Qt.ItemDataRole.FontRole) is None
     for i in (1, 5, 20):
         r = ranked[i]
         marks = ("»" if r is fastest_fitting(ranked) else "") + ("◀" if r.current else "")
@@ -56,6 +72,9 @@ def test_table_is_compare_gpus_ranked_by_cost(window):
     h100 = next(i for i, r in enumerate(view.rows) if r.gpu_id == "h100-sxm")
     assert "◀" in _texts(view, h100)[COL_GPU]  # the estimate's own GPU
     assert "Cheapest that fits" in view.summary.text()
+    # The built-in catalog states no provider and one tier: those columns and filters are hidden.
+    assert view.table.isColumnHidden(COL_PROVIDER) and view.table.isColumnHidden(COL_TIER)
+    assert not view.filters.isVisibleTo(view)
     # The chart: one bar per row, the cheapest marked, axis labels with units.
     assert view.chart.values == [r.on_demand_usd for r in ranked]
     assert view.chart.colors[0] == CHEAPEST_COLOR
@@ -84,20 +103,117 @@ def test_not_fitting_rows_go_last_and_grey(window):
     assert not all(fits) and any(fits)
     assert fits == sorted(fits, reverse=True)  # every fitting GPU above every other
     last = len(fits) - 1
-    assert _texts(view, last)[0] == "–" and _texts(view, last)[2] == "no"
-    assert "needs" in _texts(view, last)[3]
+    assert _texts(view, last)[0] == "–" and _texts(view, last)[COL_FITS] == "no"
+    assert "needs" in _texts(view, last)[COL_GPUS]
+    assert view.model.index(last, 0).data(Qt.ItemDataRole.ForegroundRole) is not None
     assert view.chart.colors[last] == NO_FIT_COLOR
 
 
-def test_recomputes_only_when_visible(window):
+def test_work_is_counted_nothing_while_hidden(window):
+    """Issue 17: no estimate while the tab is hidden; one per row when shown; adopting a GPU
+    re-estimates nothing; an edit while shown estimates each row once."""
+    ui = window.catalog_ui
+    n = len(ui.service.offers)
+    assert _work(ui) == (0, 0)
+    for mfu in (0.3, 0.35, 0.4):  # edits while hidden
+        window.store.set_field("efficiency", "mfu", mfu)
+        window.store.recompute_now()
+    assert _work(ui) == (0, 0) and ui.which_gpu.stale
     ui, view = _show(window)
-    window.result_tabs.setCurrentIndex(0)
-    before = view.comparisons
+    assert _work(ui) == (n, n) and not ui.which_gpu.stale
+    assert view.comparisons == compare_gpus(window.store.inputs, ui.service.rows)
+    window.result_tabs.setCurrentIndex(0)  # hidden again
     window.store.set_field("efficiency", "mfu", 0.5)
     window.store.recompute_now()
-    assert ui._compare_stale and view.comparisons == before
-    window.result_tabs.setCurrentWidget(ui.compare_page)
-    assert not ui._compare_stale
+    assert _work(ui) == (n, n)
+    ui.show_compare()
+    assert _work(ui) == (2 * n, 2 * n)
+    assert view.comparisons == compare_gpus(window.store.inputs, ui.service.rows)
+    # Adopting another GPU: only the inputs' own GPU changed, every row is known already.
+    view._adopt(3)
+    window.store.recompute_now()
+    assert _work(ui) == (2 * n, 2 * n)
+    assert view.rows[[r.current for r in view.rows].index(True)].gpu_id == view.rows[3].gpu_id
+    # An edit while shown: each row once.
+    window.store.set_field("efficiency", "mfu", 0.45)
+    window.store.recompute_now()
+    assert _work(ui) == (3 * n, 3 * n)
+
+
+def test_a_catalog_edit_estimates_the_changed_rows_only(window):
+    ui, view = _show(window)
+    n = len(ui.service.offers)
+    assert _work(ui) == (n, n)
+    h100 = builtin_catalog().find("h100-sxm")
+    cheap = h100.model_copy(update={"on_demand_usd_per_hour": 1.25, "provider": "Lab"})
+    store = CatalogStore()
+    store.save(GpuCatalog(name="Lab", gpus=(cheap,)))
+    ui.service.set_active("Lab")
+    # One new offer (same GPU, another price): its plan is shared, one finish.
+    assert _work(ui) == (n, n + 1)
+    row = next(r for r in view.comparisons if r.gpu_id == "h100-sxm")
+    assert row.on_demand_usd_per_hour == 1.25 and row.provider == "Lab"
+
+
+def test_filters_by_provider_and_tier(window):
+    builtin = builtin_catalog()
+    h100, a100 = builtin.find("h100-sxm"), builtin.find("a100-80gb-sxm")
+    offers = (
+        h100.model_copy(update={"id": "h100-aws-1y", "provider": "AWS", "region": "us-east-1",
+                                "pricing_tier": "committed_1y", "on_demand_usd_per_hour": 4.1}),
+        h100.model_copy(update={"id": "h100-vast", "provider": "Vast.ai", "pricing_tier": "spot",
+                                "spot_usd_per_hour": 1.6}),
+        a100.model_copy(update={"id": "a100-aws", "provider": "AWS"}),
+    )  # fmt: skip
+    CatalogStore().save(GpuCatalog(name="Offers", gpus=offers))
+    window.panels["hardware"].catalog.set_active("Offers")
+    _ui, view = _show(window)
+    assert view.filters.isVisibleTo(view)
+    assert not view.table.isColumnHidden(COL_PROVIDER)
+    assert not view.table.isColumnHidden(COL_TIER)
+    assert view.model.rowCount() == 36 + 3
+    view.set_filter(provider="AWS")
+    assert sorted(r.gpu_id for r in view.rows) == ["a100-aws", "h100-aws-1y"]
+    assert "2 shown by the filters" in view.summary.text()
+    aws = next(i for i, r in enumerate(view.rows) if r.gpu_id == "h100-aws-1y")
+    assert _texts(view, aws)[COL_PROVIDER] == "AWS · us-east-1"
+    assert _texts(view, aws)[COL_TIER] == "1-year committed"
+    view.set_filter(provider="", tier="spot")
+    assert [r.gpu_id for r in view.rows] == ["h100-vast"]
+    spot = view.rows[0]
+    assert spot.run_usd == spot.spot_usd  # a spot row is costed on spot
+    assert _texts(view, 0)[COL_RUN] == fmt_usd(spot.spot_usd)
+    assert view.cheapest is spot and _texts(view, 0)[COL_GPU].startswith("★")
+    view.set_filter(provider=NOT_STATED, tier="")
+    assert len(view.rows) == 36 and all(not r.provider for r in view.rows)
+    # Filters survive an edit.
+    window.store.set_field("efficiency", "mfu", 0.33)
+    window.store.recompute_now()
+    assert len(view.rows) == 36
+
+
+def test_large_catalog_is_compared_in_slices(window, qtbot):
+    """The first slice runs on the edit, the rest between events; the table changes once."""
+    h100 = builtin_catalog().find("h100-sxm")
+    gpus = tuple(
+        h100.model_copy(update={"id": f"h100-{i}", "on_demand_usd_per_hour": 1 + i / 100})
+        for i in range(150)
+    )
+    CatalogStore().save(GpuCatalog(name="Many", gpus=gpus))
+    window.panels["hardware"].catalog.set_active("Many")
+    ui, view = _show(window)
+    n = len(ui.service.offers)
+    assert n == 36 + 150
+    assert "Comparing 186 GPUs for these settings… 64 done" in view.summary.text()
+    qtbot.waitUntil(lambda: not ui.which_gpu.stale, timeout=5000)
+    before = view.comparisons
+    _plans, finishes = _work(ui)
+    window.store.set_field("efficiency", "mfu", 0.31)
+    window.store.recompute_now()
+    assert _work(ui)[1] - finishes == which_gpu_tab.SLICE_ROWS  # the edit ran one batch
+    assert view.comparisons == before and "Comparing 186 GPUs" in view.summary.text()
+    qtbot.waitUntil(lambda: not ui.which_gpu.stale, timeout=5000)
+    assert _work(ui)[1] - finishes == n  # every row once
     assert view.comparisons == compare_gpus(window.store.inputs, ui.service.rows)
 
 
@@ -106,7 +222,7 @@ def test_double_click_and_enter_adopt_a_gpu(window, qtbot):
     target = 3
     gpu_id = view.rows[target].gpu_id
     assert gpu_id != window.store.inputs.hardware.gpu.id
-    rect = view.table.visualItemRect(view.table.item(target, COL_GPU))
+    rect = view.table.visualRect(view.model.index(target, COL_GPU))
     vp = view.table.viewport()
     with qtbot.waitSignal(window.store.resultChanged, timeout=2000):
         # A real double-click is press, release, then the double-click event.
@@ -120,7 +236,14 @@ def test_double_click_and_enter_adopt_a_gpu(window, qtbot):
     assert window.panels["hardware"].gpu_combo.currentData() == gpu_id
     # Enter on another row.
     other = next(i for i, r in enumerate(view.rows) if not r.current)
-    view.table.setCurrentCell(other, COL_GPU)
+    view.table.setCurrentIndex(view.model.index(other, COL_GPU))
     qtbot.keyClick(view.table, Qt.Key.Key_Return)
     assert window.store.inputs.hardware.gpu.id == view.rows[other].gpu_id
     assert window.undo_stack.count() == 2
+
+
+@pytest.mark.parametrize("tier", ["committed_3y"])
+def test_tier_labels_in_the_table(tier):
+    from ftcost_gui.core.catalog import TIER_LABELS
+
+    assert TIER_LABELS[tier] == "3-year committed"

@@ -19,7 +19,9 @@ from ...core.compare import inputs_with_gpu
 from ...core.inputs import EfficiencySpec, EstimateInputs, GpuSpec, HardwareSpec
 from ...io.catalog_store import CatalogError
 from ..binding import signals_blocked
-from ..catalog_ui import CatalogService, fmt_price, open_catalog_editor, origin_label
+from ..catalog.editor import open_catalog_editor
+from ..catalog.service import CatalogService
+from ..catalog.text import fmt_price, origin_label
 from ..store import describe_validation_error
 from .form import FormPanel
 

@@ -27,7 +27,7 @@ from ...core.results import EstimateResult
 from ...io.names import path_name, plain
 from ...present.explain import explain_html
 from ...present.figures import summary_text
-from ..catalog_ui import install_catalog_ui
+from ..catalog.addon import CatalogUi
 from ..compare_view import ComparisonView
 from ..defaults import first_launch_inputs
 from ..model_import import ModelImportActions
@@ -85,7 +85,7 @@ class MainWindow(QMainWindow):
             told = problem[:1].upper() + problem[1:]
             QTimer.singleShot(0, self, lambda: self.show_status(told, 15000))
         self.model_import = ModelImportActions(self, self.form_tabs.model_panel)
-        install_catalog_ui(self)
+        self.catalog_ui = CatalogUi(self, self.form_tabs.hardware_panel.catalog)
 
     # --- construction -------------------------------------------------------------------------
     def _build_ui(self) -> None:

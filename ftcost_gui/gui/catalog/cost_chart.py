@@ -1,0 +1,105 @@
+"""The "Which GPU" bar chart: cost per run of the first GPUs of the table, in its order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pyqtgraph as pg
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QWidget
+
+from ...core.compare import GpuComparison
+from ...core.units import fmt_usd
+from ..qt_compat import guard_refcount_leak
+
+guard_refcount_leak()
+
+FIT_COLOR = "#0072B2"
+CHEAPEST_COLOR = "#E69F00"
+NO_FIT_COLOR = "#BBBBBB"
+MAX_BARS = 40  # more bars than this cannot carry a readable name each
+
+
+def legend_html() -> str:
+    """The chart's key below it (a label: it never hides a bar)."""
+    items = (
+        (CHEAPEST_COLOR, "★ cheapest that fits"),
+        (FIT_COLOR, "fits"),
+        (NO_FIT_COLOR, "does not fit"),
+    )
+    return " &nbsp; ".join(f"<span style='color:{c}'>■</span>&nbsp;{t}" for c, t in items)
+
+
+class _NameAxis(pg.AxisItem):
+    """A left axis that writes GPU names at integer positions."""
+
+    def __init__(self) -> None:
+        super().__init__("left")
+        self.names: list[str] = []
+
+    def tickValues(self, minVal, maxVal, size):
+        return [(1.0, list(range(len(self.names))))]
+
+    def tickStrings(self, values, scale, spacing):
+        return [self.names[int(v)] if 0 <= int(v) < len(self.names) else "" for v in values]
+
+
+class CostBarChart(pg.PlotWidget):
+    """Horizontal bars: cost per run per GPU (first on top), at most ``MAX_BARS`` of them."""
+
+    def __init__(self, parent: QWidget | None = None):
+        self.name_axis = _NameAxis()
+        super().__init__(parent, axisItems={"left": self.name_axis}, background="w")
+        self.setObjectName("gpu_cost_chart")
+        self.setAccessibleName("Cost per run for each GPU")
+        pi = self.getPlotItem()
+        pi.setLabel("bottom", "Cost per run (USD)")
+        pi.showGrid(x=True, y=False, alpha=0.25)
+        pi.setMouseEnabled(x=False, y=False)
+        pi.hideButtons()
+        pi.setMenuEnabled(False)
+        self.getViewBox().invertY(True)
+        for ax in ("left", "bottom"):
+            pi.getAxis(ax).setPen(pg.mkPen("k"))
+            pi.getAxis(ax).setTextPen(pg.mkPen("k"))
+        self.bars = pg.BarGraphItem(x0=[], y=[], height=0.7, width=[], brushes=[])
+        pi.addItem(self.bars)
+        self.star = pg.TextItem("", color="#000000", anchor=(0, 0.5))
+        font = QFont()
+        font.setPointSizeF(8.5)
+        font.setBold(True)
+        self.star.setFont(font)
+        pi.addItem(self.star)
+        self.values: list[float] = []
+        self.colors: list[str] = []
+
+    def set_rows(self, rows: Sequence[GpuComparison], cheapest: GpuComparison | None) -> None:
+        rows = rows[:MAX_BARS]
+        names = [r.gpu_name + (f" · {r.provider}" if r.provider else "") for r in rows]
+        self.values = [r.run_usd for r in rows]
+        self.colors = [
+            CHEAPEST_COLOR if r is cheapest else FIT_COLOR if r.fits else NO_FIT_COLOR for r in rows
+        ]
+        pens = [pg.mkPen("k", width=2) if r is cheapest else pg.mkPen(None) for r in rows]
+        self.name_axis.names = names
+        self.bars.setOpts(
+            x0=[0.0] * len(rows),
+            y=list(range(len(rows))),
+            width=self.values,
+            height=0.7,
+            brushes=[pg.mkBrush(c) for c in self.colors],
+            pens=pens or None,  # pyqtgraph 0.13 fails on an empty list of pens
+        )
+        top = max(self.values, default=1.0) or 1.0
+        pi = self.getPlotItem()
+        pi.setXRange(0, top * 1.22, padding=0)
+        pi.setYRange(-0.6, max(len(rows), 1) - 0.4, padding=0)
+        if cheapest is not None and cheapest in rows:
+            i = rows.index(cheapest)
+            self.star.setText(f"★ {fmt_usd(cheapest.run_usd)}")
+            self.star.setPos(cheapest.run_usd + top * 0.01, i)
+            self.star.setVisible(True)
+        else:
+            self.star.setVisible(False)
+        self.name_axis.picture = None
+        self.name_axis.update()

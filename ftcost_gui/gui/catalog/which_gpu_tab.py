@@ -1,0 +1,131 @@
+"""The "Which GPU" results tab: compares only while it is on screen, in slices, only what changed.
+
+- Hidden, it does nothing but note that its table is stale; shown, it refreshes.
+- ``core.compare.GpuComparer`` keeps the rows of the current inputs: adopting a GPU or editing
+  one catalog row estimates only the new offers; offers of the same GPU share one plan.
+- Catalog rows are validated once, when the catalog is read (``CatalogService.offers``).
+- A large catalog is compared in slices of ``SLICE_ROWS`` rows between events (a few ms each), so
+  an edit never waits for thousands of estimates; the table shows the new ranking when all are
+  done. Slices count rows, not time: the work is the same on every machine and in every test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from ...core.compare import GpuComparer, Offer
+from ...core.inputs import EstimateInputs
+from ..window.services import WindowServices
+from .prices import apply_gpu
+from .service import CatalogService
+
+if TYPE_CHECKING:  # the view imports pyqtgraph: built when first shown
+    from ...core.inputs import GpuSpec
+    from .which_gpu_view import GpuCompareView
+
+SLICE_ROWS = 64  # rows compared per event-loop turn (~15-25 ms on a slow laptop core)
+
+
+class WhichGpuTab(QObject):
+    """The tab's page, its view (built when first shown) and when it is recomputed."""
+
+    def __init__(self, services: WindowServices, catalogs: CatalogService):
+        super().__init__(services.dialog_parent())
+        self.services, self.catalogs = services, catalogs
+        self.comparer = GpuComparer()
+        self.view: GpuCompareView | None = None
+        self.stale = True
+        self._job: tuple[EstimateInputs, Sequence[Offer], str] | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._run_slice)
+        self.page = QWidget()
+        self.page.setObjectName("which_gpu")
+        QVBoxLayout(self.page).setContentsMargins(0, 0, 0, 0)
+        services.add_result_tab(
+            self.page, "&Which GPU", "This estimate on every GPU of the catalog: cost per run, time"
+        )
+        services.store.resultChanged.connect(self._on_change)
+        services.resultTabChanged.connect(self._on_tab)
+        catalogs.changed.connect(self._on_change)
+
+    def visible(self) -> bool:
+        return self.services.result_tab_shown(self.page)
+
+    def show(self) -> None:
+        self.services.show_result_tab(self.page)
+
+    def ensure_view(self) -> GpuCompareView:
+        """Build the view (imports pyqtgraph) once."""
+        if self.view is None:
+            from .which_gpu_view import GpuCompareView
+
+            self.view = GpuCompareView(self.page)
+            layout = self.page.layout()
+            layout.addWidget(self.view)
+            if self.page.isVisible():  # shown and laid out now, not on the next event
+                self.view.show()
+                layout.activate()
+            self.view.adoptRequested.connect(self.adopt_gpu)
+            self.stale = True
+        return self.view
+
+    # --- when -----------------------------------------------------------------------------------
+    def _on_tab(self, _index: int) -> None:
+        if self.visible():
+            self.ensure_view()
+            if self.stale:
+                self.refresh()
+
+    def _on_change(self, *_args: object) -> None:
+        self.stale = True
+        if self.visible():
+            self.refresh()
+
+    # --- what -----------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Compare for the current inputs and catalog: a first slice now, the rest after events."""
+        self.ensure_view()
+        name = self.catalogs.active_name
+        self._job = (self.services.store.inputs, self.catalogs.offers, name)
+        self._run_slice()
+
+    def refresh_now(self) -> None:
+        """Compare every row now (tests and benchmarks)."""
+        self.refresh()
+        while self._job is not None:
+            self._run_slice(all_rows=True)
+
+    def _run_slice(self, all_rows: bool = False) -> None:
+        if self._job is None:
+            return
+        inputs, offers, name = self._job
+        view = self.ensure_view()
+        try:
+            missing = self.comparer.missing(inputs, offers)
+            done = len(missing) if all_rows else min(SLICE_ROWS, len(missing))
+            self.comparer.compare_some(inputs, missing[:done])
+            if done < len(missing):
+                view.set_progress(len(offers) - len(missing) + done, len(offers))
+                self._timer.start()
+                return
+            rows = self.comparer.rows(inputs, offers)
+        except (ValidationError, ValueError, ArithmeticError) as exc:
+            view.set_error(f"The comparison failed: {exc}")
+        else:
+            view.set_comparisons(rows, name)
+        self._job = None
+        self.stale = False
+
+    def adopt_gpu(self, spec: GpuSpec) -> None:
+        current = self.services.store.inputs.hardware.gpu
+        if spec == current:
+            return
+        if apply_gpu(self.services, spec, f"Use GPU {spec.name}"):
+            self.services.show_status(f"Now estimating on {spec.name}", 4000)
