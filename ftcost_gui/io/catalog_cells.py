@@ -120,10 +120,8 @@ class Column:
         cell = self.format(value)
         if self.kind != "text":
             return cell  # numbers and fixed words, written by ftcost: never a formula
-        # names.for_csv decides whether a quote is needed; the catalog cell keeps its text whole
-        # (notes may span lines), so that import gives back exactly what was exported.
-        quoted = names.for_csv(cell).startswith("'") and not cell.startswith("'")
-        return "'" + cell if quoted else cell
+        # The text kept whole (notes may span lines): import gives back exactly what was exported.
+        return names.for_csv(cell, keep_text=True)
 
     def from_csv(self, cell: str) -> Any:
         """A CSV cell's value (``to_csv`` undone); CellError if it is not one of this kind."""

@@ -24,6 +24,7 @@ from .atomic import atomic_write_text
 from .catalog_cells import BY_FIELD, CellError
 from .catalog_cells import COLUMNS as CELL_COLUMNS
 from .catalog_format import CatalogError
+from .loader import CSV, FileReadError, read_bytes
 
 COLUMNS: tuple[str, ...] = tuple(c.field for c in CELL_COLUMNS)
 """The documented columns, in export order."""
@@ -171,9 +172,9 @@ def import_csv(path: str | os.PathLike[str]) -> tuple[list[CatalogGpu], list[Row
     """
     p = Path(path)
     try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise CatalogError(f"cannot read {p}: {exc.strerror or exc}") from None
+        data = read_bytes(p, CSV)
+    except FileReadError as exc:
+        raise CatalogError(f"cannot read the CSV file: {exc}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -38,6 +38,7 @@ from .catalog_format import (
     loads_catalog,
     peek_name,
 )
+from .loader import CATALOG, CATALOG_CHOICE, FileReadError, read_bytes
 from .paths import config_dir
 
 __all__ = [
@@ -276,18 +277,17 @@ class CatalogStore:
             name = path.name
             if name.startswith(".") or not name.endswith(SUFFIX) or name == ACTIVE_FILE:
                 continue
-            if not path.is_file():
+            if path.is_dir():
                 continue
             try:
-                data = path.read_bytes()
-            except OSError as exc:
+                data = read_bytes(path, CATALOG)
+            except FileReadError as exc:
+                # Unreadable, not a regular file, too large: the content may be fine (or is not
+                # ours to judge); it stays where it is.
                 unreadable = True
                 problems.append(
                     CatalogProblem(
-                        path,
-                        None,
-                        f"catalog file {name} cannot be read "
-                        f"({exc.strerror or exc}): skipped and left as it is",
+                        path, None, f"catalog file {name}: {exc} Skipped, left as it is."
                     )
                 )
                 continue
@@ -334,18 +334,13 @@ class CatalogStore:
     def _read_active(self, problems: list[CatalogProblem], aside: Any) -> str | None:
         """The name stored in active.json (not checked against the catalogs); never writes."""
         path = self.active_path
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
+        if not os.path.lexists(path):
             return None
-        except OSError as exc:
+        try:
+            data = read_bytes(path, CATALOG_CHOICE)
+        except FileReadError as exc:
             problems.append(
-                CatalogProblem(
-                    path,
-                    None,
-                    f"{ACTIVE_FILE} cannot be read ({exc.strerror or exc}); using "
-                    "the built-in catalog",
-                )
+                CatalogProblem(path, None, f"{ACTIVE_FILE}: {exc} Using the built-in catalog.")
             )
             return None
         try:

@@ -257,3 +257,48 @@ def test_exclusive_create_without_hard_links(root, monkeypatch):
     store.create("LAB!")  # same slug: lab.json is taken
     assert sorted(p.name for p in root.iterdir()) == ["lab-2.json", "lab.json"]
     assert CatalogStore().list() == ["Lab", "LAB!"]
+
+
+# --- Only regular files, of a sane size (the one loader) --------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_or_device_in_the_folder_never_hangs(root):
+    store = CatalogStore()
+    store.create("Good")
+    os.mkfifo(root / "pipe.json")
+    (root / "zero.json").symlink_to("/dev/zero")
+    catalogs, problems = store.load_all()  # returns: neither is opened for reading
+    assert [c.name for c in catalogs] == ["Good"]
+    messages = sorted(p.message for p in problems)
+    assert len(messages) == 2
+    assert "pipe.json is a FIFO (named pipe), not a GPU catalog" in messages[0]
+    assert "zero.json is a character device" in messages[1]
+    assert all(p.moved_to is None for p in problems)  # left alone
+    assert (root / "pipe.json").exists() and (root / "zero.json").is_symlink()
+
+
+def test_a_huge_catalog_file_is_not_read(root):
+    store = CatalogStore()
+    store.create("Good")
+    with open(root / "huge.json", "wb") as fh:
+        fh.truncate(64 * 1024 * 1024)  # sparse: no disk used
+    catalogs, problems = store.load_all()
+    assert [c.name for c in catalogs] == ["Good"]
+    assert "too large for a GPU catalog" in problems[0].message
+    assert (root / "huge.json").stat().st_size == 64 * 1024 * 1024  # left alone
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_csv_import_refuses_fifos_devices_and_huge_files(tmp_path):
+    from ftcost_gui.io.catalog_csv import import_csv
+
+    os.mkfifo(tmp_path / "pipe.csv")
+    with pytest.raises(CatalogError, match=r"pipe\.csv is a FIFO"):
+        import_csv(tmp_path / "pipe.csv")
+    with pytest.raises(CatalogError, match="is a character device"):
+        import_csv("/dev/zero")
+    with open(tmp_path / "huge.csv", "wb") as fh:
+        fh.truncate(64 * 1024 * 1024)
+    with pytest.raises(CatalogError, match="too large for a CSV file"):
+        import_csv(tmp_path / "huge.csv")

@@ -364,14 +364,14 @@ def test_move_aside_without_hard_links(tmp_path, monkeypatch):
 
 
 def _deny(monkeypatch, file_name: str) -> None:
-    real = Path.read_bytes
+    real = os.open
 
-    def read_bytes(self: Path) -> bytes:
-        if self.name == file_name:
+    def deny(path, *args, **kwargs):
+        if os.fspath(path).endswith(file_name):
             raise PermissionError(13, "Permission denied")
-        return real(self)
+        return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", deny)
 
 
 def test_unreadable_file_is_skipped_not_set_aside(store, root, monkeypatch):
@@ -388,7 +388,7 @@ def test_unreadable_file_is_skipped_not_set_aside(store, root, monkeypatch):
         assert all(r.origin == BUILTIN_ORIGIN for r in rows)
         messages = [p.message for p in problems]
         assert len(problems) == 2
-        assert "locked.json cannot be read (Permission denied)" in messages[0]
+        assert "locked.json cannot be read: Permission denied" in messages[0]
         assert "left as it is" in messages[0] and problems[0].moved_to is None
         assert (
             "active catalog 'Locked' is not among the catalog files that could be read"
@@ -516,4 +516,10 @@ def test_hostile_catalog_and_active_files_are_set_aside(store, root, data):
     rows, problems = store.effective_catalog()
     assert len(rows) == len(builtin_catalog().gpus)  # the app starts with the built-in rows
     assert sorted(p.path.name for p in problems) == ["active.json", "evil.json"]
-    assert all(p.moved_to is not None and p.moved_to.read_bytes() == data for p in problems)
+    for p in problems:
+        if p.moved_to is not None:  # set aside whole
+            assert p.moved_to.read_bytes() == data
+        else:  # larger than an active-catalog file may be: never read, left alone
+            assert p.path.name == "active.json" and "too large" in p.message
+            assert p.path.read_bytes() == data
+    assert next(p for p in problems if p.path.name == "evil.json").moved_to is not None
