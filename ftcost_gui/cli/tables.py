@@ -6,16 +6,17 @@ Every name that comes from a file (GPU, catalog, model, file names) is shown thr
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..core.architecture import count_params
 from ..core.catalog import BUILTIN_NAME, BUILTIN_ORIGIN, EffectiveRow, GpuCatalog, PresetLibrary
-from ..core.compare import GpuComparison, cheapest_fitting, fastest_fitting
+from ..core.compare import GpuComparison, cheapest_fitting
 from ..core.inputs import METHOD_LABELS, EstimateInputs
-from ..core.units import SECONDS_PER_HOUR, fmt_hours, fmt_pct, fmt_usd
+from ..core.units import fmt_pct
 from ..io.names import for_terminal as term
+from ..present.blocks import inline_text
+from ..present.compare import compare_cells, pick_notes
 from .documents import rows_of
 
 
@@ -102,12 +103,6 @@ def format_catalogs(
     return out + f"\n* active. User catalogs live in {term(folder)}.\n"
 
 
-def _cell_usd(x: float | None) -> str:
-    if x is None:
-        return "-"
-    return fmt_usd(x) if math.isfinite(x) else "unbounded"
-
-
 def format_compare(
     inputs: EstimateInputs, ranked: Sequence[GpuComparison], catalog: str, by: str
 ) -> str:
@@ -124,30 +119,13 @@ def format_compare(
     ]
     show_origin = any(r.origin not in (None, BUILTIN_ORIGIN) for r in ranked)
     rows = []
-    rank = 0
-    for r in ranked:
-        if r.fits:
-            rank += 1
-        fits = "yes" if r.fits else "no"
-        needed = "-" if r.gpus_needed is None else str(r.gpus_needed)
-        gpus = str(r.num_gpus) if r.fits else f"{r.num_gpus} (needs {needed})"
-        name = r.gpu_name + ("" if r.bf16_supported else " (FP16)")
+    for r, c in zip(ranked, compare_cells(ranked), strict=True):
         cells = [
-            str(rank) if r.fits else "-",
-            "*" if cheapest is not None and r is cheapest else "",
-            name,
-            fits,
-            gpus,
-            f"{r.achieved_tflops:,.1f}",
-            _cell_usd(r.usd_per_1e18_flops),
-            fmt_hours(r.wall_clock_s / SECONDS_PER_HOUR),
-            _cell_usd(r.on_demand_usd),
-            _cell_usd(r.spot_usd),
-            f"{r.held_gpu_hours:,.2f}",
-        ]
-        if show_origin:
-            cells.append(r.origin or "-")
-        rows.append(cells)
+            c.rank, "*" if cheapest is not None and r is cheapest else "", c.gpu, c.fits, c.gpus,
+            c.achieved_tflops, c.usd_per_1e18_flops, c.wall_clock, c.on_demand_usd, c.spot_usd,
+            c.held_gpu_hours,
+        ]  # fmt: skip
+        rows.append([*cells, c.origin] if show_origin else cells)
     headers = [
         "RANK", "", "GPU", "FITS", "GPUS", "ACHIEVED TFLOPS", "$/1e18 FLOPs", "WALL-CLOCK",
         "$ ON-DEMAND", "$ SPOT", "GPU-H HELD",
@@ -157,25 +135,7 @@ def format_compare(
         headers.append("ORIGIN")
         right.append(False)
     out = "\n".join(lines) + "\n" + table(headers, rows, right)
-    notes = []
-    if cheapest is None:
-        notes.append("No GPU of the catalog fits at these settings.")
-    else:
-        notes.append(
-            f"Cheapest that fits: {cheapest.num_gpus} × {term(cheapest.gpu_name)}, "
-            f"{_cell_usd(cheapest.on_demand_usd)} per run on-demand, "
-            f"{fmt_hours(cheapest.wall_clock_s / SECONDS_PER_HOUR)} wall-clock."
-        )
-    fastest = fastest_fitting(ranked)
-    if fastest is not None:
-        notes.append(
-            f"Fastest that fits: {fastest.num_gpus} × {term(fastest.gpu_name)}, "
-            f"{fmt_hours(fastest.wall_clock_s / SECONDS_PER_HOUR)} wall-clock, "
-            f"{_cell_usd(fastest.on_demand_usd)} per run on-demand."
-        )
-    current = next((r for r in ranked if r.current), None)
-    if current is not None:
-        notes.append(f"This estimate's GPU: {term(current.gpu_name)}.")
+    notes = [term(inline_text(n)) for n in pick_notes(ranked)]
     notes.append(
         "Costs are per run at each GPU's catalog prices ($ SPOT: interruptions included; '-': no\n"
         "spot price). Wall-clock and GPU-hours are held time (start-up, checkpoints, evaluation)."

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Literal
 
-from ..io.names import for_html, for_markdown
+from ..io.names import for_html, for_markdown, plain
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +136,22 @@ def to_html(
         h = heading_level or s.level
         out.append(f"<h{h}>{inline_html(s.title)}</h{h}>")
         out.extend(block_html(b, table_attrs) for b in s.blocks)
+    return "".join(out)
+
+
+# --- Plain text (a terminal) -------------------------------------------------------------------
+def inline_text(parts: Inline) -> str:
+    """Plain text of the parts: a name cleaned of control characters, a reference in brackets."""
+    out = []
+    for p in parts:
+        if isinstance(p, Bold):
+            out.append(p.text)
+        elif isinstance(p, Name):
+            out.append(plain(p.text))
+        elif isinstance(p, Ref):
+            out.append(f" [{p.text}]")
+        else:
+            out.append(p)
     return "".join(out)
 
 

@@ -12,6 +12,7 @@ from ..core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs
 from ..core.results import MEMORY_PART_LABELS, EstimateResult
 from ..core.units import GIB, fmt_gib, fmt_hours, fmt_pct, fmt_usd
 from .blocks import Bold, Items, Name, Ref, Section, Table, formula, note, text, to_html
+from .sections import spot_advice
 from .text import fmt_count, sci
 
 STYLE = """
@@ -229,7 +230,7 @@ def cost_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
         ),
     ]
     if c.spot_usd is not None and c.spot_price_ratio is not None:
-        advice = "take spot" if c.take_spot else "stay on-demand"
+        advice = spot_advice(c)
         blocks.append(
             formula(
                 f"spot cost = {t.held_gpu_hours:,.1f} GPU-h × F {c.spot_factor:.3f} × "

@@ -9,6 +9,7 @@ from ..core.inputs import METHOD_LABELS, EstimateInputs
 from ..core.results import MEMORY_PART_LABELS, EstimateResult
 from ..core.units import fmt_gib, fmt_hours, fmt_pct, fmt_usd
 from ..io.names import plain
+from .sections import spot_advice
 from .text import sci
 
 HEADLINES: tuple[tuple[str, str], ...] = (
@@ -26,8 +27,7 @@ def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple
     mem, t, c, p = r.memory, r.time, r.cost, r.project
     need = "none fits" if mem.gpus_needed is None else f"{mem.gpus_needed} needed"
     if c.spot_usd is not None:
-        advice = "take spot" if c.take_spot else "stay on-demand"
-        spot = f"spot {fmt_usd(c.spot_usd)} (F = {c.spot_factor:.3f}: {advice})"
+        spot = f"spot {fmt_usd(c.spot_usd)} (F = {c.spot_factor:.3f}: {spot_advice(c)})"
     else:
         spot = "no spot price"
     return {

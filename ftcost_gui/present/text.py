@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+from ..core.units import fmt_usd
+
 
 def sci(x: float, digits: int = 2) -> str:
     """6.61e9-style scientific notation (the articles' worked examples)."""
@@ -56,3 +58,10 @@ def fmt_share(part: float, whole: float) -> str:
     if pct < 10:
         return f"{pct:.1f}%"
     return f"{pct:.0f}%"
+
+
+def fmt_cost(usd: float | None) -> str:
+    """A dollar figure that may be missing ('-') or unbounded (an MFU band reaching zero)."""
+    if usd is None:
+        return "-"
+    return fmt_usd(usd) if math.isfinite(usd) else "unbounded"

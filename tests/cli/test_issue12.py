@@ -30,7 +30,7 @@ def test_price_zero_owned_hardware_table(capsys):
     # held GPU-hours × F × $2.00 spot; on-demand is $0.
     line = next(x for x in out.splitlines() if x.strip().startswith("Spot "))
     assert line.split(None, 1)[1].startswith(f"{fmt_usd(spot_usd)} at $2.00/GPU-h, F = ")
-    assert "stay on-demand (it costs nothing here)" in line
+    assert "-> stay on-demand: it costs nothing" in line
     on_demand = next(x for x in out.splitlines() if x.strip().startswith("On-demand "))
     assert on_demand.split(None, 1)[1] == "$0.000 at $0.000/GPU-h"
 

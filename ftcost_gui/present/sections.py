@@ -1,0 +1,187 @@
+"""The estimate as titled sections of (label, value) rows: what ``ftcost estimate`` prints.
+
+Plain text with a unit on every figure; names from files are cleaned (``io.names.plain``). The
+spot advice is worded here once and shared with the headline figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs
+from ..core.results import MEMORY_PART_LABELS, CostBreakdown, EstimateResult
+from ..core.units import SECONDS_PER_HOUR, fmt_flops, fmt_gb, fmt_gib, fmt_hours, fmt_pct
+from ..io.names import plain
+from .text import fmt_cost, fmt_count
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A heading with (label, value) rows, or with bulleted ``items`` (the warnings)."""
+
+    title: str
+    rows: tuple[tuple[str, str], ...] = ()
+    items: tuple[str, ...] = ()
+
+
+def spot_advice(c: CostBreakdown) -> str:
+    """Whether spot pays: (spot price ÷ on-demand) × F below 1 (article 001)."""
+    if c.spot_price_ratio is None:  # no on-demand price to compare with: owned hardware
+        return "stay on-demand: it costs nothing"
+    return "take spot" if c.take_spot else "stay on-demand"
+
+
+def headline(inputs: EstimateInputs, r: EstimateResult) -> str:
+    """'Qwen2.5-7B · Full · mixed-precision AdamW (16 B/param) · 2 × H100 SXM'."""
+    method = METHOD_LABELS[inputs.training.method]
+    gpu = plain(inputs.hardware.gpu.name)
+    return f"{plain(inputs.model.name)} · {method} · {r.time.num_gpus} × {gpu}"
+
+
+def estimate_sections(inputs: EstimateInputs, r: EstimateResult) -> list[Section]:
+    """Model & data, Memory per GPU, FLOPs, Time, Cost per run, Project, and any Warnings."""
+    sections = [
+        _model_and_data(inputs, r),
+        _memory(inputs, r),
+        _flops(r),
+        _time(inputs, r),
+        _cost(inputs, r),
+        _project(inputs, r),
+    ]
+    if r.warnings:
+        sections.append(Section("Warnings", items=tuple(plain(w) for w in r.warnings)))
+    return sections
+
+
+def _model_and_data(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    tr = inputs.training
+    trainable = fmt_count(r.params.trainable)
+    if tr.method in ("lora", "qlora"):
+        trainable += f" (LoRA r={tr.lora_rank}: {', '.join(tr.lora_targets)})"
+    params = fmt_count(r.params.total)
+    if inputs.model.param_count_override is not None:
+        params += " (bare count)"
+    tok = r.tokens
+    processed = (
+        f"{fmt_count(tok.tokens_processed)} tokens ({fmt_pct(tok.useful_fraction)} useful, "
+        f"seq len {tok.seq_len:,})"
+    )
+    return Section(
+        "Model & data",
+        (
+            ("Parameters", params),
+            ("Trainable", trainable),
+            ("Useful tokens", f"{fmt_count(tok.useful_tokens)} tokens"),
+            ("Tokens processed", processed),
+        ),
+    )
+
+
+def _memory(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    mem = r.memory
+    layout = (
+        f"{r.time.num_gpus} × {plain(inputs.hardware.gpu.name)}, "
+        f"{SHARDING_LABELS[inputs.training.sharding]}"
+    )
+    rows = [(MEMORY_PART_LABELS[k], fmt_gib(v)) for k, v in mem.parts() if v > 0]
+    rows.append(("Total", fmt_gib(mem.total_bytes)))
+    usable = (
+        f"{fmt_gib(mem.usable_bytes)} of {fmt_gib(mem.capacity_bytes)} "
+        f"({fmt_pct(inputs.hardware.usable_memory_fraction, 0)})"
+    )
+    rows.append(("Usable", usable))
+    if mem.fits:
+        rows.append(("Fits", f"yes, {fmt_gib(mem.headroom_bytes)} headroom"))
+    else:
+        rows.append(("Fits", f"NO, short by {fmt_gib(-mem.headroom_bytes)}"))
+    needed = str(mem.gpus_needed) if mem.gpus_needed is not None else "none (does not fit)"
+    rows.append(("GPUs needed", needed))
+    if mem.cpu_offloaded_bytes > 0:
+        rows.append(("Offloaded to CPU RAM", fmt_gib(mem.cpu_offloaded_bytes)))
+    return Section(f"Memory per GPU ({layout})", tuple(rows))
+
+
+def _flops(r: EstimateResult) -> Section:
+    f, s = r.flops, r.simple
+    rule = f"{s.flop_coefficient:g}·N·D = {fmt_flops(s.flops)}, {s.gpu_hours:,.2f} GPU-h"
+    return Section(
+        "FLOPs",
+        (
+            ("Per token", fmt_flops(f.per_token)),
+            ("Total", fmt_flops(f.total_flops)),
+            ("Attention share", fmt_pct(f.attention_share)),
+            ("Rule of thumb", rule),
+        ),
+    )
+
+
+def _time(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    t = r.time
+    nodes = f"{t.nodes} node" + ("s" if t.nodes != 1 else "")
+    throughput = (
+        f"{t.tokens_per_s_per_gpu:,.0f} tokens/s per GPU (MFU {fmt_pct(inputs.efficiency.mfu)}, "
+        f"effective {fmt_pct(t.effective_mfu)}, comm +{fmt_pct(t.comm_overhead, 0)})"
+    )
+    rows = [
+        ("GPUs", f"{t.num_gpus} on {nodes}"),
+        ("Throughput", throughput),
+        ("Compute", f"{t.compute_gpu_hours:,.2f} GPU-h"),
+        ("Training wall-clock", fmt_hours(t.train_wall_s / SECONDS_PER_HOUR)),
+        ("Held wall-clock", fmt_hours(t.held_wall_s / SECONDS_PER_HOUR) + " (with start-up, eval)"),
+        ("Held", f"{t.held_gpu_hours:,.2f} GPU-h"),
+    ]
+    if r.step_check is not None:
+        sc = r.step_check
+        check = (
+            f"{sc.total_steps:,} steps × {sc.step_time_s:g} s = "
+            f"{fmt_hours(sc.wall_s / SECONDS_PER_HOUR)}, {sc.gpu_hours:,.2f} GPU-h "
+            f"(implied MFU {fmt_pct(sc.implied_mfu)})"
+        )
+        rows.append(("Step check", check))
+    if r.measured_mfu is not None:
+        rows.append(("Measured MFU", fmt_pct(r.measured_mfu)))
+    return Section("Time", tuple(rows))
+
+
+def _cost(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    c = r.cost
+    if c.spot_usd is None:
+        spot = "no spot price"
+    else:
+        spot = (
+            f"{fmt_cost(c.spot_usd)} at {fmt_cost(c.spot_usd_per_hour)}/GPU-h, "
+            f"F = {c.spot_factor:.3f} -> {spot_advice(c)}"
+        )
+        if c.spot_price_ratio is not None:
+            spot += f" ({c.spot_price_ratio:.2f}× on-demand)"
+    band = fmt_pct(inputs.efficiency.mfu_band, 0)
+    on_demand = f"{fmt_cost(c.on_demand_usd)} at {fmt_cost(c.on_demand_usd_per_hour)}/GPU-h"
+    return Section(
+        "Cost per run",
+        (
+            ("On-demand", on_demand),
+            ("Spot", spot),
+            ("Range", f"{fmt_cost(c.low_usd)} – {fmt_cost(c.high_usd)} (on-demand, MFU ±{band})"),
+            ("Compute only", f"{fmt_cost(c.compute_only_usd)} (FLOPs at the MFU, no overheads)"),
+            ("Per 1e18 FLOPs", fmt_cost(c.usd_per_1e18_flops)),
+        ),
+    )
+
+
+def _project(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    p, pj = r.project, inputs.project
+    billing = "spot" if pj.billing == "spot" else "on-demand"
+    storage = (
+        f"{fmt_cost(p.storage_usd)} ({pj.checkpoints_retained} × "
+        f"{fmt_gb(r.checkpoint.resumable_bytes)} for {pj.storage_months:g} months)"
+    )
+    total = f"{fmt_cost(p.total_usd)} (range {fmt_cost(p.low_usd)} – {fmt_cost(p.high_usd)})"
+    return Section(
+        f"Project ({p.runs} runs: {pj.planned_runs} planned + {pj.failed_runs} failed, {billing})",
+        (
+            ("Runs", f"{fmt_cost(p.runs_usd)} ({p.runs} × {fmt_cost(p.run_usd)})"),
+            ("Checkpoint storage", storage),
+            ("Engineering", fmt_cost(p.engineering_usd)),
+            ("Total", total),
+        ),
+    )
