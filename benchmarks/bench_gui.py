@@ -49,8 +49,8 @@ class FirstPaint(QObject):
 CHILD_APP = (
     _CHILD_COMMON
     + r"""
-from ftcost_gui.gui.window.main_window import MainWindow
-w = MainWindow()
+from ftcost_gui.gui.app import build_window
+w = build_window()
 def painted(elapsed):
     w.charts.ensure_plots()  # the plots follow the first paint; count their memory too
     app.processEvents()
@@ -124,9 +124,9 @@ def bench_edits(n: int = 200) -> None:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
-    from ftcost_gui.gui.window.main_window import MainWindow
+    from ftcost_gui.gui.app import build_window
 
-    w = MainWindow(build_plots_now=True)
+    w = build_window(build_plots_now=True)
     w.resize(1440, 900)
     w.show()
     for _ in range(5):

@@ -1,4 +1,8 @@
-"""Application entry: QApplication, the store and the main window."""
+"""Application entry: QApplication, and the main window with its add-ons (the composition root).
+
+``build_window`` is the one place that knows which add-ons the window has; the window itself
+knows none, and each add-on sees the window only as ``WindowServices``.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,13 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # Qt is imported when the window starts, not with this module
+    from PySide6.QtCore import QSettings
+
+    from .store import EstimateStore
+    from .window.main_window import MainWindow
 
 SMOKE_ENV = "FTCOST_SMOKE_EXIT_AFTER_SHOW"
 DESKTOP_ID = "io.github.ftcost.ftcost"
@@ -45,6 +56,24 @@ def open_files_from_the_desktop(app, window):
     return handler
 
 
+def build_window(
+    store: EstimateStore | None = None,
+    settings: QSettings | None = None,
+    *,
+    build_plots_now: bool = False,
+) -> MainWindow:
+    """The main window with its add-ons (``window.addons`` by name), as the application runs it."""
+    from .catalog.addon import CatalogUi
+    from .model_import import ModelImportActions
+    from .window.main_window import MainWindow
+
+    window = MainWindow(store, settings, build_plots_now=build_plots_now)
+    forms = window.form_tabs
+    window.addons["model_import"] = ModelImportActions(window, forms.model_panel)
+    window.addons["catalogs"] = CatalogUi(window, forms.hardware_panel.catalog)
+    return window
+
+
 def main(argv: Sequence[str] | None = None, started: float | None = None) -> int:
     """Start the window; ``argv[1]`` (if given) is an estimate file to open."""
     started = time.perf_counter() if started is None else started
@@ -60,10 +89,9 @@ def main(argv: Sequence[str] | None = None, started: float | None = None) -> int
     app.setApplicationVersion(__version__)
     app.setDesktopFileName(DESKTOP_ID)  # matches packaging/linux/*.desktop (taskbar icon)
     from .about import app_icon
-    from .window.main_window import MainWindow
 
     app.setWindowIcon(app_icon())
-    window = MainWindow()
+    window = build_window()
     open_files_from_the_desktop(app, window)
     files = [a for a in argv[1:] if not a.startswith("-")]
     if files:

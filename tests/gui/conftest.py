@@ -40,9 +40,9 @@ def dialogs(_no_real_modal_dialogs):
 
 @pytest.fixture
 def window(qtbot):
-    from ftcost_gui.gui.window.main_window import MainWindow
+    from ftcost_gui.gui.app import build_window
 
-    w = MainWindow(build_plots_now=True)
+    w = build_window(build_plots_now=True)
     qtbot.addWidget(w)
     w.resize(1200, 800)
     w.show()

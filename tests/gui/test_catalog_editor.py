@@ -193,7 +193,7 @@ def test_csv_import_lists_refused_rows(editor, monkeypatch, tmp_path):
 def test_set_active_shows_user_row_in_picker(window, qtbot, monkeypatch):
     hp = window.panels["hardware"]
     _user_catalog(activate=False)
-    ed = window.catalog_ui.open_editor()
+    ed = window.addons["catalogs"].open_editor()
     qtbot.addWidget(ed)
     assert ed.isVisible() and not ed.isModal()
     assert ed.select_catalog("My prices")
@@ -224,9 +224,9 @@ def test_corrupt_catalog_told_once_and_moved(qtbot, dialogs):
     _user_catalog("Good", activate=True)
     folder = catalogs_dir()
     (folder / "bad.json").write_text("{not json", encoding="utf-8")
-    from ftcost_gui.gui.window.main_window import MainWindow
+    from ftcost_gui.gui.app import build_window
 
-    w = MainWindow()
+    w = build_window()
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: len(dialogs["warning"]) == 1, timeout=2000)
@@ -238,7 +238,7 @@ def test_corrupt_catalog_told_once_and_moved(qtbot, dialogs):
     # The rest works: the good catalog is active, the manager opens without telling again.
     hp = w.panels["hardware"]
     assert hp.catalog.active_name == "Good"
-    ed = w.catalog_ui.open_editor()
+    ed = w.addons["catalogs"].open_editor()
     qtbot.addWidget(ed)
     assert ed.names() == ["Built-in", "Good"]
     hp.select_gpu("a100-80gb-sxm")
@@ -252,7 +252,7 @@ def test_price_bar_on_open_and_update(window, qtbot, tmp_path):
     save_estimate(path, window.store.inputs)  # H100 at the built-in $3.00/h, $2.00/h spot
     _user_catalog(price=2.5, spot=2.0)
     window.panels["hardware"].catalog.reload()
-    ui = window.catalog_ui
+    ui = window.addons["catalogs"]
     assert not ui.price_bar.isVisible()
     assert window.files.load_path(path)
     assert ui.price_bar.isVisible()
@@ -278,12 +278,12 @@ def test_no_price_bar_when_prices_match(window, tmp_path):
     path = tmp_path / "job.ftcost"
     save_estimate(path, window.store.inputs)
     assert window.files.load_path(path)
-    assert not window.catalog_ui.price_bar.isVisible()
+    assert not window.addons["catalogs"].price_bar.isVisible()
 
 
 def test_closing_the_window_offers_to_save_the_catalog(window, qtbot, monkeypatch, dialogs):
     _user_catalog(activate=False)
-    ed = window.catalog_ui.open_editor()
+    ed = window.addons["catalogs"].open_editor()
     qtbot.addWidget(ed)
     ed.select_catalog("My prices")
     ed.add_row()
@@ -317,7 +317,7 @@ def test_price_bar_follows_the_selected_scenario(window, tmp_path):
             active=0,
         ),
     )
-    ui = window.catalog_ui
+    ui = window.addons["catalogs"]
     assert window.files.load_path(path)
     assert not ui.price_bar.isVisible()  # A matches the built-in catalog
     window.store.select_scenario(1)

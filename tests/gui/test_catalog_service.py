@@ -25,9 +25,9 @@ def _newer_active_catalog() -> tuple[bytes, int]:
 
 def test_showing_the_window_keeps_the_active_choice(qtbot, dialogs):
     before = _newer_active_catalog()
-    from ftcost_gui.gui.window.main_window import MainWindow
+    from ftcost_gui.gui.app import build_window
 
-    w = MainWindow()
+    w = build_window()
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: len(dialogs["warning"]) == 1, timeout=2000)

@@ -278,7 +278,7 @@ def test_a_file_whose_estimate_fails_shows_no_figures_of_the_previous_one(
 
     monkeypatch.setattr(series_mod, "plan", plan)
     before = window.summary_label.text()
-    assert window.results_stack.currentWidget() is window.results_page
+    assert window.results.stack.currentWidget() is window.results.results_page
     doc = window.store.inputs.model_dump()
     doc["efficiency"]["mfu"] = 0.23
     path = _write(tmp_path, "broken.ftcost", EstimateInputs.model_validate(doc))
@@ -287,18 +287,18 @@ def test_a_file_whose_estimate_fails_shows_no_figures_of_the_previous_one(
 
     assert window.windowTitle() == "broken.ftcost[*] — ftcost"
     assert window.store.inputs.efficiency.mfu == 0.23
-    assert window.results_stack.currentWidget() is window.failed_page
-    assert not window.headline.isVisible() and not window.result_tabs.isVisible()
-    assert window.failed_page.isVisible()
-    assert "the step time is not finite" in window.failed_page.text.text()
+    assert window.results.stack.currentWidget() is window.results.failed_page
+    assert not window.results.headline.isVisible() and not window.results.tabs.isVisible()
+    assert window.results.failed_page.isVisible()
+    assert "the step time is not finite" in window.results.failed_page.text.text()
     assert window.summary_label.text() != before
     assert "estimate failed" in window.summary_label.text()
 
     # An edit the core can estimate brings the figures back, those of the edited inputs.
     window.store.set_field("efficiency", "mfu", 0.3)
     window.store.recompute_now()
-    assert window.results_stack.currentWidget() is window.results_page
-    assert window.headline.isVisible()
+    assert window.results.stack.currentWidget() is window.results.results_page
+    assert window.results.headline.isVisible()
     assert window.store.result == estimate(window.store.inputs)
     assert "$" in window.summary_label.text() and window.summary_label.text() != before
 

@@ -32,7 +32,7 @@ from ftcost_gui.io.resources import builtin_catalog
 
 
 def _show(window):
-    ui = window.catalog_ui
+    ui = window.addons["catalogs"]
     ui.show_compare()
     return ui, ui.which_gpu.view
 
@@ -48,7 +48,7 @@ def _work(ui):
 
 
 def test_table_is_compare_gpus_ranked_by_cost(window):
-    ui = window.catalog_ui
+    ui = window.addons["catalogs"]
     assert ui.which_gpu.view is None  # built when first shown
     ui, view = _show(window)
     rows = window.panels["hardware"].catalog.rows
@@ -112,7 +112,7 @@ def test_not_fitting_rows_go_last_and_grey(window):
 def test_work_is_counted_nothing_while_hidden(window):
     """Issue 17: no estimate while the tab is hidden; one per row when shown; adopting a GPU
     re-estimates nothing; an edit while shown estimates each row once."""
-    ui = window.catalog_ui
+    ui = window.addons["catalogs"]
     n = len(ui.service.offers)
     assert _work(ui) == (0, 0)
     for mfu in (0.3, 0.35, 0.4):  # edits while hidden
@@ -122,7 +122,7 @@ def test_work_is_counted_nothing_while_hidden(window):
     ui, view = _show(window)
     assert _work(ui) == (n, n) and not ui.which_gpu.stale
     assert view.comparisons == compare_gpus(window.store.inputs, ui.service.rows)
-    window.result_tabs.setCurrentIndex(0)  # hidden again
+    window.results.tabs.setCurrentIndex(0)  # hidden again
     window.store.set_field("efficiency", "mfu", 0.5)
     window.store.recompute_now()
     assert _work(ui) == (n, n)

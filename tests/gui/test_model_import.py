@@ -101,15 +101,22 @@ def _assert_fields(window, spec):
 
 
 def test_file_menu_has_the_model_actions(window):
-    assert _file_action(window, "Import Model Config…") is window.model_import.import_action
-    assert _file_action(window, "Models on This Computer…") is window.model_import.cached_action
+    assert (
+        _file_action(window, "Import Model Config…") is window.addons["model_import"].import_action
+    )
+    assert (
+        _file_action(window, "Models on This Computer…")
+        is window.addons["model_import"].cached_action
+    )
 
 
 def test_import_config_json_loads_the_architecture(window, tmp_path, monkeypatch):
     window.panels["model"].select_preset("llama-2-7b")
     count = window.undo_stack.count()
     folder = model_folder(tmp_path, "Qwen2.5-7B", QWEN25_7B)
-    monkeypatch.setattr(window.model_import, "_ask_model_path", lambda: str(folder / "config.json"))
+    monkeypatch.setattr(
+        window.addons["model_import"], "_ask_model_path", lambda: str(folder / "config.json")
+    )
     _file_action(window, "Import Model Config…").trigger()
     preset = builtin_presets().find("qwen2.5-7b")
     model = window.store.inputs.model
@@ -128,12 +135,12 @@ def test_import_config_json_loads_the_architecture(window, tmp_path, monkeypatch
 def test_import_folder_counts_safetensors_headers(window, tmp_path):
     panel = window.panels["model"]
     folder = model_folder(tmp_path, "Qwen2.5-7B", QWEN25_7B, qwen_tensors())
-    assert window.model_import.import_path(folder)
+    assert window.addons["model_import"].import_path(folder)
     assert panel.checkpoint_label.isVisibleTo(panel)
     assert panel.checkpoint_label.text() == "safetensors: 7,615,616,512 params (bf16) — matches"
     # Another checkpoint that also stores 1,234 fp32 buffer values.
     other = model_folder(tmp_path, "with-buffers", QWEN25_7B, qwen_tensors(extra=1234))
-    assert window.model_import.import_path(other / "config.json")
+    assert window.addons["model_import"].import_path(other / "config.json")
     assert panel.checkpoint_label.text() == (
         "safetensors: 7,615,617,746 params (bf16, f32) — differs by +1,234 (+0.00%)"
     )
@@ -146,7 +153,7 @@ def test_import_folder_counts_safetensors_headers(window, tmp_path):
 def test_unknown_model_type_warns_and_fills_what_was_understood(window, tmp_path, dialogs):
     count = window.undo_stack.count()
     folder = model_folder(tmp_path, "DeepSeek-V3", DEEPSEEK_V3)
-    assert not window.model_import.import_path(folder)
+    assert not window.addons["model_import"].import_path(folder)
     assert len(dialogs["warning"]) == 1
     message = dialogs["warning"][0][2]
     assert "deepseek_v3" in message and "not supported" in message
@@ -166,7 +173,7 @@ def test_missing_key_is_named_and_the_rest_is_kept(window, tmp_path, dialogs):
     config["hidden_size"] = 4096
     config["num_attention_heads"] = 32
     folder = model_folder(tmp_path, "qwen-no-mlp", config)
-    assert not window.model_import.import_path(folder)
+    assert not window.addons["model_import"].import_path(folder)
     message = dialogs["warning"][0][2]
     assert "'intermediate_size'" in message
     model = window.store.inputs.model
@@ -179,11 +186,11 @@ def test_unreadable_config_changes_nothing(window, tmp_path, dialogs, monkeypatc
     before = window.store.inputs
     bad = tmp_path / "config.json"
     bad.write_text("{ not json")
-    monkeypatch.setattr(window.model_import, "_ask_model_path", lambda: str(bad))
-    assert not window.model_import.import_config()
+    monkeypatch.setattr(window.addons["model_import"], "_ask_model_path", lambda: str(bad))
+    assert not window.addons["model_import"].import_config()
     assert "not valid JSON" in dialogs["warning"][0][2]
-    monkeypatch.setattr(window.model_import, "_ask_model_path", lambda: "")  # cancelled
-    assert not window.model_import.import_config()
+    monkeypatch.setattr(window.addons["model_import"], "_ask_model_path", lambda: "")  # cancelled
+    assert not window.addons["model_import"].import_config()
     assert len(dialogs["warning"]) == 1
     assert window.store.inputs == before
     assert window.undo_stack.count() == 0
@@ -198,7 +205,7 @@ def test_cache_dialog_lists_models_and_use_loads_one(window, hub, qtbot):
             "someone/no-config": (None, None),
         },
     )
-    dialog = window.model_import.show_cached_models()
+    dialog = window.addons["model_import"].show_cached_models()
     assert dialog.isVisible() and not dialog.isModal()
     assert str(hub) in dialog.location.text() and "HF_HUB_CACHE" in dialog.location.text()
     rows = {r[0]: r for r in dialog.row_texts()}
@@ -230,7 +237,7 @@ def test_cache_dialog_lists_models_and_use_loads_one(window, hub, qtbot):
 
 def test_cache_dialog_double_click_on_an_unsupported_model(window, hub, dialogs):
     fake_cache(hub, {"deepseek-ai/DeepSeek-V3": (DEEPSEEK_V3, None)})
-    dialog = window.model_import.show_cached_models()
+    dialog = window.addons["model_import"].show_cached_models()
     item = dialog.tree.topLevelItem(0)
     dialog.tree.itemDoubleClicked.emit(item, 0)
     assert "deepseek_v3" in dialogs["warning"][0][2]
@@ -242,7 +249,7 @@ def test_cache_dialog_double_click_on_an_unsupported_model(window, hub, dialogs)
 def test_cache_dialog_empty_state_names_where_it_looked(window, tmp_path, monkeypatch):
     missing = tmp_path / "nowhere" / "hub"
     monkeypatch.setenv("HF_HUB_CACHE", str(missing))
-    dialog = window.model_import.show_cached_models()
+    dialog = window.addons["model_import"].show_cached_models()
     assert dialog.stack.currentWidget() is dialog.empty
     text = dialog.empty.text()
     assert str(missing) in text and "HF_HUB_CACHE" in text and "HF_HOME" in text

@@ -32,8 +32,8 @@ def _assert_headline_matches(window, qtbot):
     r = estimate(inputs)
     assert window.store.result == r
     for key, (value, detail, _tip) in headline_texts(inputs, r).items():
-        assert window.headline.cards[key].value.text() == value
-        assert window.headline.cards[key].detail.text() == detail
+        assert window.results.headline.cards[key].value.text() == value
+        assert window.results.headline.cards[key].detail.text() == detail
 
 
 def test_labels_are_grouped_by_family_and_end_with_custom(window):

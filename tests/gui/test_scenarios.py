@@ -57,7 +57,7 @@ def test_scenario_operations_with_tabs_and_undo(window, qtbot, monkeypatch, dial
     _click_tab(qtbot, window, 0)  # switching = one batch update of the forms and views
     assert window.store.active == 0 and mfu.value() == 0.4
     assert window.store.result == estimate(window.store.document.scenarios[0].inputs)
-    cost_card = window.headline.cards["cost"].value.text()
+    cost_card = window.results.headline.cards["cost"].value.text()
     assert cost_card.startswith(fmt_usd(window.store.result.cost.on_demand_usd))
 
     window.action("duplicate_scenario").trigger()
@@ -150,7 +150,7 @@ def test_compare_methods_creates_three_scenarios(window):
     added = doc.scenarios[-3:]
     assert [s.inputs.training.method for s in added] == ["full_amp_adamw", "lora", "qlora"]
     assert [s.name for s in added] == [f"Scenario 1 · {x}" for x in ("Full FT", "LoRA", "QLoRA")]
-    assert window.result_tabs.currentWidget() is window.compare
+    assert window.results.tabs.currentWidget() is window.results.compare
     assert window.charts.chart_mode.currentData() == "scenarios"
     assert window.undo_stack.count() == 1
     window.action("undo").trigger()
@@ -160,7 +160,7 @@ def test_compare_methods_creates_three_scenarios(window):
 def test_comparison_table_marks_best_and_baseline_deltas(window):
     window.scenarios.compare_methods()
     doc, results = window.store.document, window.store.results
-    view = window.compare
+    view = window.results.compare
     rows = compare_scenarios(results, 0)
     expected = {(i, j) for i, row in enumerate(rows) for j in row.best}
     assert view.best_cells() == expected and expected
@@ -312,7 +312,7 @@ def test_all_scenarios_chart_never_shows_a_curve_it_cannot_compute(window, monke
     assert charts.mode() == "scenarios"
     assert charts.charts_stack.currentWidget() is charts.scenarios_failed
     assert "Scenario 1 · QLoRA" in charts.scenarios_failed.text()
-    assert window.results_stack.currentWidget() is window.results_page  # scenario 1 is fine
+    assert window.results.stack.currentWidget() is window.results.results_page  # scenario 1 is fine
 
     broken.clear()
     window.store.rename_scenario(3, "Q")  # any change recomputes; now every scenario can be

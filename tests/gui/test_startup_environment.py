@@ -77,12 +77,12 @@ def test_settings_fall_back_to_this_session(tmp_path, monkeypatch):
 def test_window_with_unusable_config_folder_uses_the_builtin_catalog(
     tmp_path, monkeypatch, qtbot, dialogs
 ):
-    from ftcost_gui.gui.window.main_window import MainWindow
+    from ftcost_gui.gui.app import build_window
 
     a_file = tmp_path / "a-file"
     a_file.write_text("x")
     monkeypatch.setenv("FTCOST_CONFIG_DIR", str(a_file))
-    w = MainWindow()
+    w = build_window()
     qtbot.addWidget(w)
     assert len(w.panels["hardware"].catalog.rows) > 10  # the built-in GPUs are there to pick
     assert "kept for this session only" in w.settings.property("problem")

@@ -22,17 +22,17 @@ def _assert_views_match(window, inputs):
     r = estimate(inputs)
     assert window.store.result == r
     for key, (value, detail, _tip) in headline_texts(inputs, r).items():
-        card = window.headline.cards[key]
+        card = window.results.headline.cards[key]
         assert card.value.text() == value
         assert card.detail.text() == detail
-    assert window.breakdown.values() == [(b, c) for _a, b, c in breakdown_rows(inputs, r)]
+    assert window.results.breakdown.values() == [(b, c) for _a, b, c in breakdown_rows(inputs, r)]
     return r
 
 
 def test_first_launch_shows_article_000(window):
     assert window.store.inputs == article_000()
     r = _assert_views_match(window, article_000())
-    mem = window.headline.cards["memory"].value.text()
+    mem = window.results.headline.cards["memory"].value.text()
     assert mem == f"{fmt_gib(r.memory.total_bytes)} of {fmt_gib(r.memory.usable_bytes)} usable"
     assert fmt_usd(r.cost.on_demand_usd) in window.summary_label.text()
     assert not window.isWindowModified()
@@ -126,7 +126,7 @@ def test_gpu_picker_writes_catalog_spec(window):
     spot.setValue(spot.minimum())
     assert window.store.inputs.hardware.gpu.spot_usd_per_hour is None
     window.store.recompute_now()
-    assert window.headline.cards["cost"].detail.text().startswith("no spot price")
+    assert window.results.headline.cards["cost"].detail.text().startswith("no spot price")
 
 
 def test_invalid_value_marks_field_and_keeps_result(window, qtbot):
@@ -144,7 +144,7 @@ def test_invalid_value_marks_field_and_keeps_result(window, qtbot):
     window.store.recompute_now()
     assert window.store.result == before
     assert (
-        window.headline.cards["memory"].value.text()
+        window.results.headline.cards["memory"].value.text()
         == headline_texts(inputs_before, before)["memory"][0]
     )
     kv.setValue(4)
@@ -182,8 +182,8 @@ def test_undo_redo_restores_values(window, qtbot):
 def test_explain_view_shows_current_numbers(window):
     window.store.set_field("efficiency", "mfu", 0.3)
     window.store.recompute_now()
-    window.result_tabs.setCurrentWidget(window.explain)
-    text = window.explain.toPlainText()
+    window.results.tabs.setCurrentWidget(window.results.explain)
+    text = window.results.explain.toPlainText()
     assert "MFU 0.30" in text
     from ftcost_gui.present.text import sci
 

@@ -1,45 +1,30 @@
 """The main window: forms on the left, results on the right, wired to one store.
 
 The window lays out and connects its collaborators, each given what it needs when it is made:
-``FileController`` (files), ``Exports``, ``ScenarioBar``, ``ChartsArea``, the action table
-(``actions.py``) and the add-ons (model import, GPU catalogs), which see the window only as
-``WindowServices``.
+``FormTabs``, ``ResultsArea`` (with ``ChartsArea``), ``FileController``, ``Exports``,
+``ScenarioBar`` and the action table (``actions.py``). It knows no add-on: ``gui/app.py`` builds
+the window and hands it, as ``WindowServices``, to each add-on (model import, GPU catalogs).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer, SignalInstance
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import (
-    QLabel,
-    QMainWindow,
-    QSplitter,
-    QStackedWidget,
-    QTabWidget,
-    QTextBrowser,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QWidget
 
 from ...core.results import EstimateResult
 from ...io.names import path_name, plain
-from ...present.explain import explain_html
 from ...present.figures import summary_text
-from ..catalog.addon import CatalogUi
-from ..compare_view import ComparisonView
 from ..defaults import first_launch_inputs
-from ..model_import import ModelImportActions
 from ..panels import FormTabs
-from ..results_view import BreakdownTable, HeadlineView
 from ..settings import open_settings
 from ..store import EstimateStore
 from .actions import ActionSpec, ActionTable, window_actions
-from .charts_area import ChartsArea
 from .exports import Exports
-from .failed_page import EstimateFailedPage
 from .files import FileController, dropped_path
+from .results_area import ResultsArea
 from .scenario_bar import ScenarioBar
 from .undo import DocumentHistory
 
@@ -61,9 +46,8 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else open_settings()
         self.undo_stack = DocumentHistory(self.store, self)
         self._close_guards: list[Callable[[], bool]] = []
-        self._explain_stale = self._compare_stale = True
+        self.addons: dict[str, QObject] = {}  # filled by whoever installs them (gui/app.py)
         self._plots_due = False
-        self._error = ""
         self.setAcceptDrops(True)
         self.setObjectName("MainWindow")
         self._build_ui()
@@ -84,45 +68,18 @@ class MainWindow(QMainWindow):
         if problem:
             told = problem[:1].upper() + problem[1:]
             QTimer.singleShot(0, self, lambda: self.show_status(told, 15000))
-        self.model_import = ModelImportActions(self, self.form_tabs.model_panel)
-        self.catalog_ui = CatalogUi(self, self.form_tabs.hardware_panel.catalog)
 
     # --- construction -------------------------------------------------------------------------
     def _build_ui(self) -> None:
         self.form_tabs = FormTabs(self.store)
         self.panels = self.form_tabs.panels
 
-        self.headline = HeadlineView()
-        self.result_tabs = QTabWidget()
-        self.result_tabs.setObjectName("result_tabs")
-        self.charts = ChartsArea(self.store)
-        self.result_tabs.addTab(self.charts, "&Charts")
-        self.breakdown = BreakdownTable()
-        self.result_tabs.addTab(self.breakdown, "&Breakdown")
-        self.explain = QTextBrowser()
-        self.explain.setObjectName("explain")
-        self.explain.setOpenExternalLinks(False)
-        self.explain.setAccessibleName("How this is computed")
-        self.result_tabs.addTab(self.explain, "How this is &computed")
-        self.compare = ComparisonView()
-        self.result_tabs.addTab(self.compare, "Com&pare")
-        self.results_page = QWidget()
-        page = QVBoxLayout(self.results_page)
-        page.setContentsMargins(0, 0, 0, 0)
-        page.addWidget(self.headline)
-        page.addWidget(self.result_tabs, 1)
-        self.failed_page = EstimateFailedPage()
-        self.results_stack = QStackedWidget()
-        self.results_stack.addWidget(self.results_page)
-        self.results_stack.addWidget(self.failed_page)
-        right = QWidget()
-        self._right = QVBoxLayout(right)  # banners (add_banner) above the results
-        self._right.setContentsMargins(4, 4, 4, 4)
-        self._right.addWidget(self.results_stack, 1)
+        self.results = ResultsArea(self.store)
+        self.charts = self.results.charts
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.form_tabs)
-        self.splitter.addWidget(right)
+        self.splitter.addWidget(self.results)
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(False)
@@ -149,15 +106,14 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         s = self.store
         # Bound methods (not lambdas): Qt drops them when the window is destroyed.
-        s.resultsChanged.connect(self._on_store_results)
         s.resultChanged.connect(self._on_store_result)
+        s.resultsChanged.connect(self._on_store_results)
         s.errorChanged.connect(self._on_store_error)
         s.fieldError.connect(self._on_store_field_error)
         s.dirtyChanged.connect(self._update_title)
         s.pathChanged.connect(self._update_title)
-        self.result_tabs.currentChanged.connect(self._on_result_tab)
         self.charts.exportRequested.connect(self.exports.export_plot)
-        self.compare.baselineChanged.connect(self._on_baseline_changed)
+        self.results.compare.baselineChanged.connect(self._on_baseline_changed)
         self.files.documentReset.connect(self._on_document_reset)
         self.scenarios.methodsCompared.connect(self._on_methods_compared)
 
@@ -172,61 +128,19 @@ class MainWindow(QMainWindow):
         return super().event(event)
 
     def _on_store_result(self, result: EstimateResult) -> None:
-        inputs = self.store.inputs
-        self.headline.set_result(inputs, result)
-        self.breakdown.set_result(inputs, result)
-        self._explain_stale = True
-        self._refresh_explain()
-        summary = summary_text(inputs, result)
+        summary = summary_text(self.store.inputs, result)
         doc = self.store.document
         if len(doc.scenarios) > 1:
             summary = f"{plain(doc.current.name)}: {summary}"
         self.summary_label.setText(summary)
 
-    def _on_store_results(self, results: list[EstimateResult | None]) -> None:
-        # Like the explanation, the comparison table is rebuilt only while it is on screen.
-        self._compare_stale = True
-        self._refresh_compare()
-        doc = self.store.document
-        if len(results) == len(doc.scenarios) and results[doc.active] is None:
-            # No figures of other inputs beside these: the failure replaces the results.
-            self.failed_page.set_message(
-                doc.current.name, self._error.removeprefix("Estimate failed: ")
+    def _on_store_results(self, _results: list[EstimateResult | None]) -> None:
+        if self.results.failed:  # the results area shows the failure; so does the summary
+            self.summary_label.setText(
+                f"{plain(self.store.document.current.name)}: the estimate failed"
             )
-            self.results_stack.setCurrentWidget(self.failed_page)
-            self.summary_label.setText(f"{plain(doc.current.name)}: the estimate failed")
-        else:
-            self.results_stack.setCurrentWidget(self.results_page)
-
-    def _on_result_tab(self, _index: int) -> None:
-        self._refresh_explain()
-        self._refresh_compare()
-
-    def _refresh_explain(self) -> None:
-        """The explanation is rebuilt when visible (or asked for), not on every keystroke."""
-        if self._explain_stale and self.result_tabs.currentWidget() is self.explain:
-            self.update_explain()
-
-    def update_explain(self) -> str:
-        r = self.store.result
-        if r is None:
-            return ""
-        html = explain_html(self.store.inputs, r)
-        bar = self.explain.verticalScrollBar()
-        pos = bar.value()
-        self.explain.setHtml(html)
-        bar.setValue(pos)
-        self._explain_stale = False
-        return html
-
-    def _refresh_compare(self) -> None:
-        if self._compare_stale and self.result_tabs.currentWidget() is self.compare:
-            names = [s.name for s in self.store.document.scenarios]
-            self.compare.set_scenarios(names, self.store.results)
-            self._compare_stale = False
 
     def _on_store_error(self, message: str) -> None:
-        self._error = message
         if message:
             self.statusBar().showMessage(message, 8000)
 
@@ -240,16 +154,16 @@ class MainWindow(QMainWindow):
 
     # --- collaborators → layout -----------------------------------------------------------------
     def _on_document_reset(self) -> None:
-        self.compare.set_baseline(0)
+        self.results.compare.set_baseline(0)
         several = len(self.store.document.scenarios) > 1
         self.charts.set_mode("scenarios" if several else "method")
 
     def _on_methods_compared(self) -> None:
         self.charts.set_mode("scenarios")
-        self.result_tabs.setCurrentWidget(self.compare)
+        self.results.show_tab(self.results.compare)
 
     def _baseline(self) -> int:
-        return self.compare.baseline
+        return self.results.compare.baseline
 
     def _on_baseline_changed(self, index: int) -> None:
         doc = self.store.document
@@ -268,7 +182,7 @@ class MainWindow(QMainWindow):
 
     @property
     def resultTabChanged(self) -> SignalInstance:
-        return self.result_tabs.currentChanged
+        return self.results.tabs.currentChanged
 
     def dialog_parent(self) -> QWidget:
         return self
@@ -283,21 +197,19 @@ class MainWindow(QMainWindow):
         return self.action_table.add(spec)
 
     def add_result_tab(self, page: QWidget, title: str, tip: str = "") -> None:
-        index = self.result_tabs.addTab(page, title)
-        if tip:
-            self.result_tabs.setTabToolTip(index, tip)
+        self.results.add_tab(page, title, tip)
 
     def show_result_tab(self, page: QWidget) -> None:
-        self.result_tabs.setCurrentWidget(page)
+        self.results.show_tab(page)
 
     def result_tab_shown(self, page: QWidget) -> bool:
-        return self.result_tabs.currentWidget() is page
+        return self.results.tab_shown(page)
 
     def show_panel(self, panel: QWidget) -> None:
         self.form_tabs.show_panel(panel)
 
     def add_banner(self, banner: QWidget) -> None:
-        self._right.insertWidget(self._right.count() - 1, banner)
+        self.results.add_banner(banner)
 
     def add_close_guard(self, guard: Callable[[], bool]) -> None:
         self._close_guards.append(guard)

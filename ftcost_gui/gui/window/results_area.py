@@ -1,0 +1,127 @@
+"""The right-hand side: banners, the headline figures and the result tabs, fed by the store.
+
+Tabs: Charts (``ChartsArea``), Breakdown, How this is computed, Compare, and those add-ons add.
+The explanation and the comparison are rebuilt only while on screen. While the selected scenario
+cannot be estimated the failure replaces headline and tabs, so no figure of other inputs (the
+previous file's, or the last edit that worked) stands beside these inputs.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QStackedWidget, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
+
+from ...core.results import EstimateResult
+from ...present.explain import explain_html
+from ..compare_view import ComparisonView
+from ..results_view import BreakdownTable, HeadlineView
+from ..store import EstimateStore
+from .charts_area import ChartsArea
+from .failed_page import EstimateFailedPage
+
+
+class ResultsArea(QWidget):
+    def __init__(self, store: EstimateStore, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.store = store
+        self._explain_stale = self._compare_stale = True
+        self._error = ""
+        self.headline = HeadlineView()
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("result_tabs")
+        self.charts = ChartsArea(store)
+        self.tabs.addTab(self.charts, "&Charts")
+        self.breakdown = BreakdownTable()
+        self.tabs.addTab(self.breakdown, "&Breakdown")
+        self.explain = QTextBrowser()
+        self.explain.setObjectName("explain")
+        self.explain.setOpenExternalLinks(False)
+        self.explain.setAccessibleName("How this is computed")
+        self.tabs.addTab(self.explain, "How this is &computed")
+        self.compare = ComparisonView()
+        self.tabs.addTab(self.compare, "Com&pare")
+        self.results_page = QWidget()
+        page = QVBoxLayout(self.results_page)
+        page.setContentsMargins(0, 0, 0, 0)
+        page.addWidget(self.headline)
+        page.addWidget(self.tabs, 1)
+        self.failed_page = EstimateFailedPage()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.results_page)
+        self.stack.addWidget(self.failed_page)
+        self._column = QVBoxLayout(self)  # banners (add_banner) above the results
+        self._column.setContentsMargins(4, 4, 4, 4)
+        self._column.addWidget(self.stack, 1)
+        store.errorChanged.connect(self._on_error)
+        store.resultChanged.connect(self._on_result)
+        store.resultsChanged.connect(self._on_results)
+        self.tabs.currentChanged.connect(self._on_tab)
+
+    # --- what the window and its add-ons place here ---------------------------------------------
+    def add_banner(self, banner: QWidget) -> None:
+        self._column.insertWidget(self._column.count() - 1, banner)
+
+    def add_tab(self, page: QWidget, title: str, tip: str = "") -> None:
+        index = self.tabs.addTab(page, title)
+        if tip:
+            self.tabs.setTabToolTip(index, tip)
+
+    def show_tab(self, page: QWidget) -> None:
+        self.tabs.setCurrentWidget(page)
+
+    def tab_shown(self, page: QWidget) -> bool:
+        return self.tabs.currentWidget() is page
+
+    @property
+    def failed(self) -> bool:
+        """The selected scenario could not be estimated: its failure is shown, no figures."""
+        return self.stack.currentWidget() is self.failed_page
+
+    # --- store → views --------------------------------------------------------------------------
+    def _on_error(self, message: str) -> None:
+        self._error = message
+
+    def _on_result(self, result: EstimateResult) -> None:
+        inputs = self.store.inputs
+        self.headline.set_result(inputs, result)
+        self.breakdown.set_result(inputs, result)
+        self._explain_stale = True
+        self._refresh_explain()
+
+    def _on_results(self, results: list[EstimateResult | None]) -> None:
+        self._compare_stale = True
+        self._refresh_compare()
+        doc = self.store.document
+        if len(results) == len(doc.scenarios) and results[doc.active] is None:
+            message = self._error.removeprefix("Estimate failed: ")
+            self.failed_page.set_message(doc.current.name, message)
+            self.stack.setCurrentWidget(self.failed_page)
+        else:
+            self.stack.setCurrentWidget(self.results_page)
+
+    def _on_tab(self, _index: int) -> None:
+        self._refresh_explain()
+        self._refresh_compare()
+
+    def _refresh_explain(self) -> None:
+        """The explanation is rebuilt when visible (or asked for), not on every keystroke."""
+        if self._explain_stale and self.tabs.currentWidget() is self.explain:
+            self.update_explain()
+
+    def update_explain(self) -> str:
+        r = self.store.result
+        if r is None:
+            return ""
+        html = explain_html(self.store.inputs, r)
+        bar = self.explain.verticalScrollBar()
+        pos = bar.value()
+        self.explain.setHtml(html)
+        bar.setValue(pos)
+        self._explain_stale = False
+        return html
+
+    def _refresh_compare(self) -> None:
+        # Like the explanation, the comparison table is rebuilt only while it is on screen.
+        if self._compare_stale and self.tabs.currentWidget() is self.compare:
+            names = [s.name for s in self.store.document.scenarios]
+            self.compare.set_scenarios(names, self.store.results)
+            self._compare_stale = False
