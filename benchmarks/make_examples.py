@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from ftcost_gui.core.document import EstimateDocument
-from ftcost_gui.gui.defaults import EXAMPLES
+from ftcost_gui.gui.defaults import DOCUMENT_EXAMPLES, EXAMPLES
 from ftcost_gui.io.estimate_file import save_document
 
 # Scenario names shown in the window's tabs, one per article's worked example.
@@ -18,4 +18,7 @@ out = Path("resources/examples")
 out.mkdir(parents=True, exist_ok=True)
 for name, fn in EXAMPLES.items():
     save_document(out / name, EstimateDocument.single(fn(), name=NAMES.get(name, "Scenario 1")))
+    print(out / name)
+for name, make_document in DOCUMENT_EXAMPLES.items():  # several scenarios (e.g. project stages)
+    save_document(out / name, make_document())
     print(out / name)

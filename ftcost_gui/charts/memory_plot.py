@@ -30,6 +30,11 @@ PART_COLORS = {
     "logits": "#F0E442",
     "buffers": "#999999",
     "overhead": "#555555",
+    # DPO/GRPO/PPO parts (core/alignment.py, core/rollout.py)
+    "reference": "#882255",
+    "critic": "#44AA99",
+    "rollout_weights": "#332288",
+    "kv_cache": "#88CCEE",
 }
 LEGEND_LABELS = {
     "weights": "Weights",
@@ -41,7 +46,13 @@ LEGEND_LABELS = {
     "logits": "Logits & loss",
     "buffers": "Buffers",
     "overhead": "CUDA/framework",
+    "reference": "Reference",
+    "critic": "Reward/value",
+    "rollout_weights": "vLLM weights",
+    "kv_cache": "KV cache",
 }
+# Parts only DPO/GRPO/PPO runs have: listed in the legend when a bar has them.
+OBJECTIVE_PARTS = frozenset({"reference", "critic", "rollout_weights", "kv_cache"})
 MAX_BARS = 5
 WIDTH = 0.6
 
@@ -58,14 +69,15 @@ class MemoryPlot(PlotView):
         pi.setLabel("bottom", "Method (* = current; same GPU count)")
         pi.setMouseEnabled(x=False, y=False)
         self.bars: dict[str, pg.BarGraphItem] = {}
-        for key, label in MEMORY_PART_LABELS.items():
+        for key in MEMORY_PART_LABELS:
             color = QColor(PART_COLORS[key])
             item = pg.BarGraphItem(
                 x=[0], height=[0], y0=[0], width=WIDTH, brush=color, pen=pg.mkPen("w", width=0.5),
             )  # fmt: skip
             pi.addItem(item)
-            self.legend.addItem(item, LEGEND_LABELS.get(key, label))
             self.bars[key] = item
+        self._legend_keys: tuple[str, ...] = ()
+        self._show_legend(tuple(k for k in MEMORY_PART_LABELS if k not in OBJECTIVE_PARTS))
         self.highlight = pg.BarGraphItem(
             x=[0], height=[0], y0=[0], width=WIDTH + 0.08, brush=None,
             pen=pg.mkPen("#000000", width=2.5, style=Qt.PenStyle.DashLine),
@@ -97,6 +109,14 @@ class MemoryPlot(PlotView):
         self.current_method = ""
         self._bars: MemoryBars | None = None
 
+    def _show_legend(self, keys: tuple[str, ...]) -> None:
+        if keys == self._legend_keys:
+            return
+        self._legend_keys = keys
+        self.legend.clear()
+        for key in keys:
+            self.legend.addItem(self.bars[key], LEGEND_LABELS.get(key, MEMORY_PART_LABELS[key]))
+
     def set_bars(self, bars: MemoryBars) -> None:
         """Draw one stacked bar per method; the same bars as last time draw nothing."""
         if bars == self._bars:
@@ -114,6 +134,8 @@ class MemoryPlot(PlotView):
             item.setOpts(x=x, height=h, y0=base.copy(), width=WIDTH)
             base = base + h
         totals = base
+        # The legend lists the parts some bar has: SFT keeps its nine, RL adds its own.
+        self._show_legend(tuple(k for k in self.bars if any(self.heights_gib[k])))
         idx = bars.active
         self.highlight.setOpts(x=[x[idx]], height=[totals[idx]], y0=[0.0], width=WIDTH + 0.08)
         usable = bars.usable_gib[idx]

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from . import alignment, rollout
+from .alignment import ExtraFlops, RlShape
 from .architecture import ParamCounts, effective_counts
 from .checks import measured_mfu, simple_rules, step_check
 from .inputs import EstimateInputs
@@ -26,6 +28,7 @@ from .results import (
     TokenSummary,
     build,
 )
+from .rl_summary import alignment_summary
 from .time_cost import (
     Checkpoint,
     TimePlan,
@@ -36,7 +39,7 @@ from .time_cost import (
     spot_factor,
     time_breakdown,
 )
-from .tokens import count_flops, count_tokens
+from .tokens import count_flops
 
 
 class Plan(NamedTuple):
@@ -52,6 +55,12 @@ class Plan(NamedTuple):
     time: TimePlan
     nodes: int
     warnings: tuple[str, ...]
+    # DPO/GRPO/PPO (alignment.py, rollout.py): the policy update alone, the extra forwards, the
+    # rollouts' shape and engines (None for SFT and DPO).
+    policy_flops: float
+    extra_flops: ExtraFlops
+    shape: RlShape | None
+    engines: rollout.Engines | None
 
 
 def plan(inputs: EstimateInputs) -> Plan:
@@ -61,18 +70,29 @@ def plan(inputs: EstimateInputs) -> Plan:
     counts = effective_counts(m)
     full = RECIPES[tr.method].full
     adapters = NO_ADAPTERS if full else lora_adapters(m, counts, tr)
-    tokens = count_tokens(inputs.data, warnings)
+    tokens = alignment.objective_tokens(inputs, warnings)
     ckpt = tr.checkpointing == "full"
     flops = count_flops(m, counts.matmul_active, adapters.active, full, ckpt, tokens)
+    rl = alignment.is_rl(inputs.objective)
+    policy_flops = flops.total_flops * (inputs.objective.policy_epochs if rl else 1)
+    extra = alignment.extra_flops(inputs, counts, tokens, adapters.active)
+    if policy_flops + extra.total != flops.total_flops:  # the trainer runs them all at the MFU
+        flops = flops.model_copy(update={"total_flops": policy_flops + extra.total})
     memory, n = memory_per_gpu(MemoryInputs.of(inputs), counts, adapters, warnings)
+    shape = alignment.rl_shape(inputs) if rl else None
+    ev, rl_gen, engines = rollout.generation_plans(inputs, counts, shape, n, warnings)
+    extra_gpus = engines.extra_gpus if engines else 0
     if not gpu.bf16_supported:
         warnings.append(f"{gpu.name} has no BF16: timings use its FP16 rate (FP16 + loss scaling).")
     checkpoint = resumable_checkpoint(tr.method, counts, adapters)
-    time = plan_time(inputs, counts, flops.total_flops, tokens.tokens_processed, n, checkpoint)
+    time = plan_time(
+        inputs, counts, flops.total_flops, tokens.tokens_processed, n, checkpoint,
+        (ev, rl_gen, extra_gpus),
+    )  # fmt: skip
     nodes = math.ceil(n / inputs.hardware.gpus_per_node)
     return Plan(
         inputs, counts, param_summary(counts, adapters, full), tokens, flops, memory, checkpoint,
-        time, nodes, tuple(warnings),
+        time, nodes, tuple(warnings), policy_flops, extra, shape, engines,
     )  # fmt: skip
 
 
@@ -96,6 +116,7 @@ def finish(p: Plan) -> EstimateResult:
         step_check=step_check(inputs, p.tokens, p.flops, n, peak, warnings),
         measured_mfu=measured_mfu(inputs, p.flops, peak, warnings),
         simple=simple_rules(inputs, p.counts, p.tokens, peak, p.memory.usable_bytes),
+        alignment=alignment_summary(p, rt),
         warnings=tuple(warnings),
     )
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ._field import fld
 from .architecture import LoraTarget, ModelSpec
+from .objective import ObjectiveSpec
 
 Method = Literal["full_amp_adamw", "full_adamw_8bit", "full_bf16_adamw", "lora", "qlora"]
 METHOD_LABELS: dict[str, str] = {
@@ -410,22 +411,13 @@ class OverheadSpec(BaseModel):
     generation_mfu: float = fld(
         0.05,
         "Generation MFU",
-        "Decoding is memory-bound: single-digit MFU (article 000).",
+        "Decoding is memory-bound: single-digit MFU (article 000). Used when generation time "
+        "follows article 000's rule (Objective → Generation time = mfu).",
         "",
         ge=0.0001,
         le=1,
         step=0.01,
         decimals=3,
-    )
-    rl_generation_ratio: float = fld(
-        0.0,
-        "RL generated tokens per training token",
-        "GRPO/PPO sample completions each step; generated tokens per trained token (0 for SFT).",
-        "",
-        ge=0,
-        le=1000,
-        step=0.5,
-        decimals=2,
     )
     idle_hours_per_run: float = fld(
         0.0,
@@ -541,6 +533,7 @@ class EstimateInputs(BaseModel):
     model: ModelSpec = Field(default_factory=ModelSpec)
     data: DataSpec = Field(default_factory=DataSpec)
     training: TrainingSpec = Field(default_factory=TrainingSpec)
+    objective: ObjectiveSpec = Field(default_factory=ObjectiveSpec)
     hardware: HardwareSpec = Field(default_factory=HardwareSpec)
     efficiency: EfficiencySpec = Field(default_factory=EfficiencySpec)
     overheads: OverheadSpec = Field(default_factory=OverheadSpec)
@@ -567,6 +560,7 @@ SECTIONS: tuple[str, ...] = (
     "model",
     "data",
     "training",
+    "objective",
     "hardware",
     "efficiency",
     "overheads",

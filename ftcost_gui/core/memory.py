@@ -130,6 +130,20 @@ class MemoryModel:
     overhead: float
     sharding: str
     offload: bool
+    # DPO/GRPO/PPO (alignment.py, rollout.py): frozen reference and reward models (sharded like
+    # the weights), PPO's value model (state sharded like the policy's, critic_ratio × it),
+    # a colocated rollout engine's reservation (per GPU, never sharded) and, when the policy
+    # generates itself, its generation peak (weights gathered under ZeRO-3 + the KV cache), of
+    # which only what exceeds the training activations it alternates with counts.
+    reference: float = 0.0
+    reward: float = 0.0
+    critic_ratio: float = 0.0
+    rollout_weights: float = 0.0
+    rollout_kv: float = 0.0
+    gen_gather: float = 0.0
+    gen_kv_per_seq: float = 0.0
+    gen_seqs: float = 0.0
+    gen_max_seqs: float = 0.0
 
     def split(self, n: int) -> dict[str, float]:
         """Per-GPU bytes of each part on n data-parallel GPUs."""
@@ -139,6 +153,20 @@ class MemoryModel:
         o_div = n if s in ("zero1", "zero2", "zero3") else 1
         opt_on_gpu = 0.0 if self.offload else 1.0
         multi = n > 1
+        state = (
+            self.weights / w_div
+            + self.gradients / g_div
+            + opt_on_gpu * (self.master + self.optimizer) / o_div
+            + self.adapters_weights / w_div
+            + self.adapters_grads / g_div
+            + opt_on_gpu * self.adapters_moments / o_div
+        )
+        kv = self.rollout_kv
+        if self.gen_seqs:
+            gathered = self.gen_gather * (1 - 1 / n) if multi and s == "zero3" else 0.0
+            peak = gathered + min(self.gen_seqs / n, self.gen_max_seqs) * self.gen_kv_per_seq
+            train = self.activations_saved + self.activations_working + self.logits
+            kv += max(0.0, peak - train)
         return {
             "weights": self.weights / w_div,
             "gradients": self.gradients / g_div,
@@ -153,6 +181,10 @@ class MemoryModel:
             + (self.layer_gather if multi and s == "zero3" else 0.0)
             + (self.grad_buckets if multi else 0.0),
             "overhead": self.overhead,
+            "reference": self.reference / w_div,
+            "critic": self.reward / w_div + self.critic_ratio * state,
+            "rollout_weights": self.rollout_weights,
+            "kv_cache": kv,
         }
 
     def total(self, n: int) -> float:

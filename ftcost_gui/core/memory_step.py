@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from . import alignment, rollout
 from .architecture import ModelSpec, ParamCounts
 from .inputs import EstimateInputs, TrainingSpec
 from .memory import (
@@ -27,9 +28,12 @@ from .memory import (
     activation_bytes_per_token_layer,
     base_weight_bytes,
 )
+from .objective import ObjectiveSpec
 from .params import Adapters
 from .results import MemoryBreakdown, build
 from .units import GIB
+
+SFT = ObjectiveSpec()
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,14 +46,20 @@ class MemoryInputs:
     gpu_memory_gib: float
     usable_memory_fraction: float
     framework_overhead_gib: float
+    objective: ObjectiveSpec = SFT  # DPO/GRPO/PPO: extra models, rollout memory (alignment.py)
 
     @classmethod
     def of(cls, inputs: EstimateInputs) -> MemoryInputs:
         hw = inputs.hardware
         return cls(
-            inputs.model, inputs.training, inputs.data.max_seq_len, hw.gpu.memory_gib,
-            hw.usable_memory_fraction, hw.framework_overhead_gib,
+            inputs.model, inputs.training, alignment.trained_seq_len(inputs), hw.gpu.memory_gib,
+            hw.usable_memory_fraction, hw.framework_overhead_gib, inputs.objective,
         )  # fmt: skip
+
+    @property
+    def rows(self) -> int:
+        """Sequences one micro-batch holds (DPO: chosen and rejected of each pair)."""
+        return self.training.micro_batch * alignment.rows_per_micro_batch_factor(self.objective)
 
 
 class MemoryStep(NamedTuple):
@@ -65,7 +75,7 @@ class Activations(NamedTuple):
 def activations(mi: MemoryInputs, modules: tuple[tuple[int, int], ...]) -> Activations:
     """Activation memory of one micro-batch (article 001: 2·L·b·s·h with recomputation)."""
     m, tr = mi.model, mi.training
-    tokens_mb = tr.micro_batch * mi.seq_len
+    tokens_mb = mi.rows * mi.seq_len
     per_token_layer = activation_bytes_per_token_layer(m, tr.attention, mi.seq_len, modules)
     layer_input = BF16_BYTES * m.hidden_size  # a layer's input, bf16
     if tr.checkpointing == "full":
@@ -80,7 +90,7 @@ def activations(mi: MemoryInputs, modules: tuple[tuple[int, int], ...]) -> Activ
 
 def logits_bytes(mi: MemoryInputs) -> float:
     """Logits and loss of one micro-batch: the whole vocabulary, or one chunk of it fused."""
-    tokens_mb = mi.training.micro_batch * mi.seq_len
+    tokens_mb = mi.rows * mi.seq_len
     if mi.training.loss == "standard":
         return LOGITS_STANDARD_BYTES * tokens_mb * mi.model.vocab_size
     return LOGITS_CHUNKED_BYTES * min(tokens_mb, CHUNKED_LOSS_TOKENS) * mi.model.vocab_size
@@ -105,6 +115,12 @@ def memory_model(mi: MemoryInputs, counts: ParamCounts, adapters: Adapters) -> M
     trainable_grad_bytes = (
         counts.total * recipe.gradients if recipe.full else adapters.total * ADAPTER_GRAD_BYTES
     )
+    state = (
+        base_weight_bytes(tr.method, counts)
+        + counts.total * (recipe.gradients + recipe.master + recipe.moments)
+        + adapters.total * (ADAPTER_WEIGHT_BYTES + ADAPTER_GRAD_BYTES + ADAPTER_MOMENT_BYTES)
+    )
+    extra = alignment_memory(mi, counts, state)
     return MemoryModel(
         weights=base_weight_bytes(tr.method, counts),
         gradients=counts.total * recipe.gradients,
@@ -123,7 +139,39 @@ def memory_model(mi: MemoryInputs, counts: ParamCounts, adapters: Adapters) -> M
         overhead=mi.framework_overhead_gib * GIB,
         sharding=tr.sharding,
         offload=tr.cpu_offload_optimizer,
+        **extra,
     )
+
+
+def alignment_memory(
+    mi: MemoryInputs, counts: ParamCounts, policy_state: float
+) -> dict[str, float]:
+    """The MemoryModel fields of DPO/GRPO/PPO: extra models and the rollout engine's memory."""
+    ob = mi.objective
+    if ob.objective == "sft":
+        return {}
+    models = alignment.extra_models(ob, mi.training.method, counts, policy_state)
+    out = {
+        "reference": models.reference,
+        "reward": models.reward,
+        "critic_ratio": ob.critic_size_ratio if ob.objective == "ppo" else 0.0,
+    }
+    if not alignment.is_rl(ob):
+        return out
+    seq_kv = rollout.kv_bytes_per_token(mi.model) * (
+        ob.mean_prompt_tokens + ob.mean_completion_tokens
+    )
+    if ob.rollout_placement == "colocated":
+        reserve = ob.rollout_memory_share * mi.gpu_memory_gib * GIB
+        weights = counts.total * BF16_BYTES
+        out["rollout_weights"] = min(weights, reserve)
+        out["rollout_kv"] = max(0.0, reserve - weights)
+    elif ob.rollout_placement == "policy":
+        out["gen_gather"] = base_weight_bytes(mi.training.method, counts)
+        out["gen_kv_per_seq"] = seq_kv
+        out["gen_seqs"] = ob.prompts_per_step * ob.completions_per_prompt / ob.kept_fraction
+        out["gen_max_seqs"] = float(mi.training.micro_batch * mi.training.grad_accum)
+    return out
 
 
 def memory_per_gpu(
@@ -174,5 +222,9 @@ def memory_per_gpu(
         cpu_offloaded_bytes=mem.offloaded_bytes(),
         bytes_per_param=state / counts.total,
         state_bytes=state,
+        reference_bytes=parts["reference"],
+        critic_bytes=parts["critic"],
+        rollout_weights_bytes=parts["rollout_weights"],
+        kv_cache_bytes=parts["kv_cache"],
     )
     return MemoryStep(breakdown, n)

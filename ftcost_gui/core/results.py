@@ -83,6 +83,10 @@ MEMORY_PART_LABELS: dict[str, str] = {
     "logits": "Logits & loss",
     "buffers": "Work buffers",
     "overhead": "CUDA/framework",
+    "reference": "Reference model",
+    "critic": "Reward & value models",
+    "rollout_weights": "Rollout weights (vLLM)",
+    "kv_cache": "KV cache (rollouts)",
 }
 
 
@@ -110,6 +114,10 @@ class MemoryBreakdown(BaseModel):
     cpu_offloaded_bytes: float
     bytes_per_param: float  # persistent state per parameter, unsharded
     state_bytes: float  # persistent state (weights, grads, master, moments, adapters), unsharded
+    reference_bytes: float  # DPO/RL: a frozen reference copy (alignment.py)
+    critic_bytes: float  # reward model + PPO's value model
+    rollout_weights_bytes: float  # a colocated vLLM engine's weight copy
+    kv_cache_bytes: float  # its KV cache (or the policy's generation peak beyond training's)
 
     def parts(self) -> list[tuple[str, float]]:
         return [(key, getattr(self, f"{key}_bytes")) for key in MEMORY_PART_LABELS]
@@ -217,6 +225,41 @@ class SimpleRules(BaseModel):
     attention_share: float  # L·s·d ÷ N (001)
 
 
+class AlignmentSummary(BaseModel):
+    """What DPO/GRPO/PPO add (alignment.py, rollout.py); zeros and 'sft' for SFT."""
+
+    model_config = _FROZEN
+    objective: str
+    policy_flops: float  # the policy update (SFT on the trained tokens, × updates per batch)
+    reference_flops: float  # reference forwards (DPO pairs, RL rollouts at β > 0)
+    old_logprob_flops: float  # the policy's log-probs at sampling (vLLM correction, μ > 1)
+    reward_flops: float
+    value_flops: float  # PPO's value model: forward + training
+    steps: float  # RL optimizer steps (0 for SFT/DPO)
+    trained_tokens_per_step: float
+    generated_tokens_per_step: float
+    generated_tokens: float  # whole run
+    placement: str  # colocated / separate / policy ('' without rollouts)
+    engines: int
+    tp: int  # GPUs per rollout engine
+    rollout_gpus: int  # GPUs held beside the trainer's (separate placement)
+    rollout_gpu_bytes: float  # what vLLM reserves on each of its GPUs (0: colocated or none)
+    decode_batch: float  # sequences decoded at once per engine
+    kv_bytes_per_token: float
+    decode_step_s: float  # one decoding step at that batch
+    generation_tokens_per_s_per_gpu: float
+    generation_mfu: float  # generated tokens × 2N ÷ (time × peak × generating GPUs)
+    generation_s_per_step: float  # decode + prefill (wall)
+    prefill_s_per_step: float
+    sync_s_per_step: float  # weight sync trainer → engines
+    training_s_per_step: float  # the trainer's compute (update + extra forwards), wall
+    step_s: float  # generation + sync + training (synchronous, as TRL runs)
+    sft_step_s: float  # an SFT step on the same trained tokens, same GPUs and MFU
+    rl_to_sft_step: float  # step_s ÷ sft_step_s
+    eval_tokens_per_s_per_gpu: float
+    eval_generation_mfu: float
+
+
 class EstimateResult(BaseModel):
     model_config = _FROZEN
     params: ParamSummary
@@ -230,4 +273,5 @@ class EstimateResult(BaseModel):
     step_check: StepCheck | None
     measured_mfu: float | None
     simple: SimpleRules
+    alignment: AlignmentSummary
     warnings: tuple[str, ...]

@@ -149,7 +149,7 @@ class Outcomes:
             training = training_same_gpus(inputs.training, method, n)
             mi = MemoryInputs(
                 base.model, training, base.seq_len, base.gpu_memory_gib,
-                base.usable_memory_fraction, base.framework_overhead_gib,
+                base.usable_memory_fraction, base.framework_overhead_gib, base.objective,
             )  # fmt: skip
             memory = self._memory.get(mi)
             if memory is None:

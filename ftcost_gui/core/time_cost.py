@@ -11,11 +11,13 @@ import math
 from typing import NamedTuple
 
 from . import calibration as cal
+from . import rollout
 from .architecture import ParamCounts
 from .inputs import EstimateInputs
 from .memory import ADAPTER_MOMENT_BYTES, ADAPTER_WEIGHT_BYTES, BF16_BYTES, RECIPES
 from .params import Adapters
 from .results import CheckpointSummary, CostBreakdown, ProjectSummary, TimeBreakdown, build
+from .rollout import GenerationPlan
 from .units import GB, SECONDS_PER_HOUR, SECONDS_PER_MINUTE, TERA
 
 # Communication overhead as a fraction of compute time, when not given. Articles: multi-GPU runs
@@ -74,8 +76,9 @@ class TimePlan(NamedTuple):
     slowdown: float  # (1 + comm) × QLoRA × offload
     num_gpus: int
     fixed_wall_s: float  # provisioning, download, warm-up, NCCL, idle
-    eval_flops: float  # per run
-    rl_flops: float
+    eval_gen: GenerationPlan  # evaluation passes of the run (rollout.py)
+    rl_gen: GenerationPlan  # GRPO/PPO rollouts of the run, weight syncs included
+    extra_gpus: int  # rollout GPUs held beside the trainer's (vLLM on separate GPUs)
     ckpt_write_s: float
     ckpt_interval_s: float
     peak: float  # FLOP/s per GPU, dense BF16 (FP16 where the GPU has no BF16)
@@ -94,7 +97,9 @@ def plan_time(
     tokens_processed: float,
     num_gpus: int,
     checkpoint: Checkpoint,
+    generation: tuple[GenerationPlan, GenerationPlan, int] | None = None,
 ) -> TimePlan:
+    """``generation``: (evaluation, rollouts, extra GPUs) from rollout.generation_plans."""
     tr, hw, eff, ov = inputs.training, inputs.hardware, inputs.efficiency, inputs.overheads
     n = num_gpus
     comm = eff.comm_overhead
@@ -117,15 +122,17 @@ def plan_time(
         + nccl_s
         + ov.idle_hours_per_run * SECONDS_PER_HOUR
     )
-    gen_flops_per_token = 2.0 * counts.matmul_active  # generation: a forward pass (article 000)
-    eval_tokens = ov.eval_passes_per_run * ov.eval_examples * ov.eval_output_tokens
+    if generation is None:
+        generation = (rollout.eval_plan(inputs, counts, n), rollout.NO_GENERATION, 0)
+    eval_gen, rl_gen, extra_gpus = generation
     return TimePlan(
         total_flops=total_flops,
         slowdown=slowdown,
         num_gpus=n,
         fixed_wall_s=fixed_wall_s,
-        eval_flops=eval_tokens * gen_flops_per_token,
-        rl_flops=ov.rl_generation_ratio * tokens_processed * gen_flops_per_token,
+        eval_gen=eval_gen,
+        rl_gen=rl_gen,
+        extra_gpus=extra_gpus,
         ckpt_write_s=checkpoint.resumable_bytes / (ov.checkpoint_write_gb_per_s * GB),
         ckpt_interval_s=ov.checkpoint_interval_min * SECONDS_PER_MINUTE,
         peak=hw.gpu.bf16_tflops * TERA,
@@ -159,11 +166,10 @@ def run_time(plan: TimePlan, mfu: float, od_price: float) -> RunTime:
     train_wall_s = compute_gpu_s / plan.num_gpus
     writes = int(train_wall_s // plan.ckpt_interval_s)
     ckpt_s = writes * plan.ckpt_write_s
-    gen_rate = plan.peak * plan.gen_mfu * plan.num_gpus
-    eval_s = plan.eval_flops / gen_rate
-    rl_s = plan.rl_flops / gen_rate
+    eval_s = rollout.wall_s(plan.eval_gen, plan.peak, mfu, plan.gen_mfu)
+    rl_s = rollout.wall_s(plan.rl_gen, plan.peak, mfu, plan.gen_mfu)
     held_wall_s = plan.fixed_wall_s + train_wall_s + ckpt_s + eval_s + rl_s
-    held_gpu_h = plan.num_gpus * held_wall_s / SECONDS_PER_HOUR
+    held_gpu_h = (plan.num_gpus + plan.extra_gpus) * held_wall_s / SECONDS_PER_HOUR
     return RunTime(
         achieved, compute_gpu_s, train_wall_s, ckpt_s, writes, eval_s, rl_s, held_wall_s,
         held_gpu_h, held_gpu_h * od_price,
@@ -234,7 +240,7 @@ def price_run(
         if od > 0:  # the ratio needs an on-demand price to compare with
             ratio = spot_price / od * f_spot
             take_spot = ratio < 1.0
-    per_gpu_s_usd = n * od / SECONDS_PER_HOUR
+    per_gpu_s_usd = (n + plan.extra_gpus) * od / SECONDS_PER_HOUR
     hi = min(eff.mfu * (1 + eff.mfu_band), 1.0)
     lo = eff.mfu * (1 - eff.mfu_band)
     low_usd = run_time(plan, hi, od).on_demand_usd

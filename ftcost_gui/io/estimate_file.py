@@ -47,8 +47,10 @@ from pydantic import BaseModel, ValidationError
 from .. import __version__
 from ..core.document import EstimateDocument
 from ..core.inputs import EstimateInputs
+from . import migrate_objective
 from .atomic import atomic_write_text
 from .loader import ESTIMATE, FileReadError, read_bytes
+from .migrate_objective import OBJECTIVE_V2_VALUES
 from .names import path_name
 
 FORMAT = "ftcost-estimate"
@@ -83,7 +85,15 @@ def dumps_estimate(inputs: EstimateInputs) -> str:
 # Input fields added in version 3, by dotted path inside ``inputs``, with the value that gives
 # files written before them their OLD behaviour (see the module docstring). Keep the comment
 # that says who added each and why that value.
-V3_NEW_FIELDS: dict[str, Any] = {}
+V3_NEW_FIELDS: dict[str, Any] = {
+    # rl (issue 15): the objective section; SFT with generation by article 000's rule is what
+    # version 2 did (io/migrate_objective.py, which also replaces overheads.rl_generation_ratio).
+    **{f"objective.{name}": value for name, value in OBJECTIVE_V2_VALUES.items()},
+}
+# Rewrites of one scenario's inputs before the new fields are filled (fields removed or replaced).
+V3_REWRITES: tuple[Callable[[dict[str, Any]], None], ...] = (migrate_objective.v2_inputs,)
+# Version-2 fields those rewrites take away.
+V3_REMOVED_FIELDS = frozenset({"overheads.rl_generation_ratio"})
 
 
 def _migrate_v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:
@@ -105,6 +115,8 @@ def _migrate_v2_to_v3(doc: dict[str, Any]) -> dict[str, Any]:
         for scenario in scenarios:
             inputs = scenario.get("inputs") if isinstance(scenario, dict) else None
             if isinstance(inputs, dict):
+                for rewrite in V3_REWRITES:
+                    rewrite(inputs)
                 for path, old_value in V3_NEW_FIELDS.items():
                     *parents, name = path.split(".")
                     section: Any = inputs

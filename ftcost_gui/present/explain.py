@@ -12,6 +12,7 @@ from ..core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs
 from ..core.results import MEMORY_PART_LABELS, EstimateResult
 from ..core.units import GIB, fmt_gib, fmt_hours, fmt_pct, fmt_usd
 from .blocks import Bold, Items, Name, Ref, Section, Table, formula, note, text, to_html
+from .objective import generation_section, objective_section
 from .sections import spot_advice
 from .text import fmt_count, sci
 
@@ -31,6 +32,7 @@ FRACTION_SOURCES = {
     "tokens": "a token total counts as useful tokens",
     "packing": "packing: no padding",
     "padding": "padding to the max length: mean ÷ max",
+    "rollouts": "rollouts are not padded",
 }
 
 RECIPE_TEXTS = {
@@ -41,6 +43,11 @@ RECIPE_TEXTS = {
     "lora": "2 (frozen bf16 base) + 16 per adapter parameter (fp32 weight, grad, two moments)",
     "qlora": "≈0.52 (NF4 + double quantisation) + 16 per adapter parameter",
 }
+
+
+def _held_gpus(r: EstimateResult) -> str:
+    extra = r.alignment.rollout_gpus
+    return f"({r.time.num_gpus} + {extra} rollout)" if extra else f"{r.time.num_gpus}"
 
 
 def _is_full(inputs: EstimateInputs) -> bool:
@@ -128,7 +135,7 @@ def time_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
         ("NCCL init", t.nccl_s),
         ("checkpoint writes", t.checkpoint_writes_s),
         ("evaluation", t.eval_s),
-        ("RL generation", t.rl_generation_s),
+        ("rollouts", t.rl_generation_s),
         ("idle", t.idle_s),
     ]
     held = " + ".join(f"{name} {s / 3600:.2f} h" for name, s in held_parts if s > 0)
@@ -153,7 +160,7 @@ def time_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
             formula(
                 f"held wall-clock = {held} = ",
                 Bold(fmt_hours(t.held_wall_s / 3600)),
-                f"; held GPU-hours = {t.num_gpus} × {t.held_wall_s / 3600:.2f} h = "
+                f"; held GPU-hours = {_held_gpus(r)} × {t.held_wall_s / 3600:.2f} h = "
                 f"{t.held_gpu_hours:,.1f}",
                 Ref("article 001 §GPUs held, not GPUs computing"),
             ),
@@ -375,6 +382,7 @@ def explain(inputs: EstimateInputs, r: EstimateResult) -> tuple[Section, ...]:
     sections += [
         tokens_section(inputs, r),
         flops_section(inputs, r),
+        *(s for s in (objective_section(inputs, r), generation_section(inputs, r)) if s),
         time_section(inputs, r),
         memory_section(inputs, r),
         cost_section(inputs, r),

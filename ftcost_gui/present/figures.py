@@ -12,6 +12,27 @@ from ..io.names import plain
 from .sections import spot_advice
 from .text import sci
 
+
+def objective_rows(r: EstimateResult) -> list[tuple[str, str, str]]:
+    """RL step rows: generation vs training per step, and the generation rate from bandwidth."""
+    a = r.alignment
+    if not a.steps:
+        return []
+    g = "RL step"
+    return [
+        (g, "Steps", f"{a.steps:,.0f}"),
+        (g, "Rollouts (generation)", f"{a.generation_s_per_step:,.2f} s"),
+        (g, "Weight sync", f"{a.sync_s_per_step:,.2f} s"),
+        (g, "Training (update + forwards)", f"{a.training_s_per_step:,.2f} s"),
+        (g, "Step", f"{a.step_s:,.2f} s"),
+        (g, "SFT step, same tokens", f"{a.sft_step_s:,.2f} s"),
+        (g, "RL ÷ SFT step", f"{a.rl_to_sft_step:,.1f}×"),
+        (g, "Decode batch per engine", f"{a.decode_batch:,.0f}"),
+        (g, "Generation tokens/s per GPU", f"{a.generation_tokens_per_s_per_gpu:,.0f}"),
+        (g, "Generation MFU", fmt_pct(a.generation_mfu)),
+    ]
+
+
 HEADLINES: tuple[tuple[str, str], ...] = (
     ("memory", "Memory per GPU"),
     ("gpus", "GPUs"),
@@ -40,7 +61,9 @@ def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple
             "Peak memory of one GPU vs the usable share of its reported memory.",
         ),
         "gpus": (
-            f"{t.num_gpus} used",
+            f"{t.num_gpus} + {r.alignment.rollout_gpus} rollout"
+            if r.alignment.rollout_gpus
+            else f"{t.num_gpus} used",
             f"{need} · {t.nodes} node{'s' if t.nodes != 1 else ''} of "
             f"{inputs.hardware.gpus_per_node}",
             "GPUs needed: the fewest whose per-GPU memory fits with the chosen sharding.",
@@ -52,7 +75,8 @@ def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple
         ),
         "wall": (
             fmt_hours(t.held_wall_s / 3600),
-            f"{t.held_gpu_hours:,.1f} GPU-h held · training {fmt_hours(t.train_wall_s / 3600)}",
+            f"{t.held_gpu_hours:,.1f} GPU-h held · training {fmt_hours(t.train_wall_s / 3600)}"
+            + (f" · rollouts {fmt_hours(t.rl_generation_s / 3600)}" if t.rl_generation_s else ""),
             "Wall-clock the GPUs are held: training plus start-up, checkpoints, evaluation.",
         ),
         "cost": (
@@ -97,7 +121,7 @@ def breakdown_rows(inputs: EstimateInputs, r: EstimateResult) -> list[tuple[str,
         ("Start-up", c.startup_usd),
         ("Checkpoint writes", c.checkpoint_usd),
         ("Evaluation", c.evaluation_usd),
-        ("RL generation", c.rl_generation_usd),
+        ("Rollouts (generation)", c.rl_generation_usd),
         ("Idle", c.idle_usd),
         ("Total on-demand", c.on_demand_usd),
     ):
@@ -114,7 +138,7 @@ def breakdown_rows(inputs: EstimateInputs, r: EstimateResult) -> list[tuple[str,
         ("NCCL init", t.nccl_s),
         ("Checkpoint writes", t.checkpoint_writes_s),
         ("Evaluation", t.eval_s),
-        ("RL generation", t.rl_generation_s),
+        ("Rollouts (generation)", t.rl_generation_s),
         ("Idle", t.idle_s),
         ("Total held", t.held_wall_s),
     ):
@@ -124,6 +148,7 @@ def breakdown_rows(inputs: EstimateInputs, r: EstimateResult) -> list[tuple[str,
     rows.append(("Project", "Storage", fmt_usd(p.storage_usd)))
     rows.append(("Project", "Engineering", fmt_usd(p.engineering_usd)))
     rows.append(("Project", "Total", fmt_usd(p.total_usd)))
+    rows += objective_rows(r)
     return rows
 
 

@@ -142,7 +142,7 @@ def test_build_makes_what_model_construct_makes():
     r = estimate(make(training__method="lora", efficiency__step_time_s=1.5))
     parts = [r, *(getattr(r, name) for name in type(r).model_fields)]
     models = [p for p in parts if hasattr(p, "model_dump")]
-    assert len(models) == 11
+    assert len(models) == 12
     for part in models:
         cls = type(part)
         values = {name: getattr(part, name) for name in cls.model_fields}

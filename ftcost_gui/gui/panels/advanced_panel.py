@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ...core.inputs import OverheadSpec, ProjectSpec, SpotSpec
+from ...core.inputs import EstimateInputs, OverheadSpec, ProjectSpec, SpotSpec
+from ...core.objective import GENERATION_RATE_LABELS, ObjectiveSpec
 from .form import FormPanel
 
 
@@ -34,8 +35,13 @@ class AdvancedPanel(FormPanel):
                 "eval_examples",
                 "eval_output_tokens",
                 "generation_mfu",
-                "rl_generation_ratio",
             ),
+        ),
+        (
+            "Generation speed",
+            "objective",
+            ObjectiveSpec,
+            ("generation_rate", "decode_bandwidth_efficiency", "eval_batch_size"),
         ),
         (
             "Spot interruptions",
@@ -61,5 +67,12 @@ class AdvancedPanel(FormPanel):
         ),
     )
     CHOICE_LABELS: ClassVar[dict[str, dict[str, str]]] = {
-        "billing": {"on_demand": "on-demand", "spot": "spot"}
+        "billing": {"on_demand": "on-demand", "spot": "spot"},
+        "generation_rate": GENERATION_RATE_LABELS,
     }
+
+    def update_applicability(self, inputs: EstimateInputs) -> None:
+        rule = inputs.objective.generation_rate == "mfu"
+        self.set_row_state("overheads", "generation_mfu", enabled=rule)
+        self.set_row_state("objective", "decode_bandwidth_efficiency", enabled=not rule)
+        self.set_row_state("objective", "eval_batch_size", enabled=not rule)

@@ -9,6 +9,12 @@ from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QWidget
 
 from ...core.architecture import LORA_TARGETS, ModelSpec, count_params, effective_counts
 from ...core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs, TrainingSpec
+from ...core.objective import (
+    OBJECTIVE_LABELS,
+    PLACEMENT_LABELS,
+    REFERENCE_LABELS,
+    ObjectiveSpec,
+)
 from ...present.text import fmt_count, fmt_exact, fmt_share
 from ..binding import signals_blocked
 from .form import FormPanel
@@ -122,6 +128,36 @@ class TrainingPanel(FormPanel):
     GROUPS = (
         ("Method", "training", TrainingSpec, ("method", "lora_rank")),
         (
+            "Objective",
+            "objective",
+            ObjectiveSpec,
+            (
+                "objective",
+                "dpo_reference",
+                "kl_beta",
+                "reward_model",
+                "critic_size_ratio",
+                "frozen_precision",
+            ),
+        ),
+        (
+            "Rollouts (GRPO / PPO)",
+            "objective",
+            ObjectiveSpec,
+            (
+                "prompts_per_step",
+                "completions_per_prompt",
+                "mean_prompt_tokens",
+                "mean_completion_tokens",
+                "kept_fraction",
+                "policy_epochs",
+                "rollout_placement",
+                "rollout_memory_share",
+                "rollout_gpus",
+                "max_concurrent_sequences",
+            ),
+        ),
+        (
             "Memory savers",
             "training",
             TrainingSpec,
@@ -138,6 +174,10 @@ class TrainingPanel(FormPanel):
     CHOICE_LABELS: ClassVar[dict[str, dict[str, str]]] = {
         "method": METHOD_LABELS,
         "sharding": SHARDING_LABELS,
+        "objective": OBJECTIVE_LABELS,
+        "dpo_reference": REFERENCE_LABELS,
+        "rollout_placement": PLACEMENT_LABELS,
+        "frozen_precision": {"bf16": "bf16 (2 B)", "fp8": "fp8 (1 B)", "nf4": "NF4 (≈0.52 B)"},
     }
 
     def add_group(self, title, section, model_cls, names):
@@ -158,3 +198,35 @@ class TrainingPanel(FormPanel):
         if adapters:
             self.lora_targets.set_model(inputs.model, tr.lora_rank)
         self.set_row_state("training", "num_gpus", enabled=not tr.auto_gpu_count)
+        self._objective_applicability(inputs)
+
+    def _objective_applicability(self, inputs: EstimateInputs) -> None:
+        """Show only the fields the chosen objective and rollout placement use."""
+        ob = inputs.objective
+        rl = ob.objective in ("grpo", "ppo")
+        dpo = ob.objective == "dpo"
+        reward = rl and (ob.reward_model or ob.objective == "ppo")
+        frozen = (dpo and ob.dpo_reference == "frozen_copy") or (rl and (ob.kl_beta > 0 or reward))
+        rows = {
+            "dpo_reference": dpo,
+            "kl_beta": rl,
+            "reward_model": rl,
+            "critic_size_ratio": reward,
+            "frozen_precision": frozen,
+            "prompts_per_step": rl,
+            "completions_per_prompt": rl,
+            "mean_prompt_tokens": rl,
+            "mean_completion_tokens": rl,
+            "kept_fraction": rl,
+            "policy_epochs": rl,
+            "rollout_placement": rl,
+            "rollout_memory_share": rl and ob.rollout_placement == "colocated",
+            "rollout_gpus": rl and ob.rollout_placement == "separate",
+            "max_concurrent_sequences": rl and ob.rollout_placement == "separate",
+        }
+        for name, visible in rows.items():
+            self.set_row_state("objective", name, visible=visible)
+        # PPO always scores with a reward model.
+        self.set_row_state("objective", "reward_model", visible=rl, enabled=ob.objective == "grpo")
+        box = self._forms[("objective", "prompts_per_step")].parentWidget()
+        box.setVisible(rl)

@@ -1,0 +1,149 @@
+"""'How this is computed' for DPO, GRPO and PPO, and for generation (rollouts and evaluation).
+
+Blocks in the style of present/explain.py, worded from ``result.alignment`` (core/alignment.py,
+core/rollout.py, core/rl_summary.py); nothing here re-derives a figure.
+"""
+
+from __future__ import annotations
+
+from ..core.inputs import EstimateInputs
+from ..core.objective import OBJECTIVE_LABELS, PLACEMENT_LABELS, REFERENCE_LABELS
+from ..core.results import EstimateResult
+from ..core.units import GIB, fmt_gib, fmt_pct
+from .blocks import Bold, Ref, Section, formula, note
+from .text import sci
+
+
+def _s(seconds: float) -> str:
+    return f"{seconds:,.2f} s" if seconds < 600 else f"{seconds / 60:,.1f} min"
+
+
+def objective_section(inputs: EstimateInputs, r: EstimateResult) -> Section | None:
+    """What the objective adds to the policy update: pairs and reference (DPO), rollouts (RL)."""
+    ob, a = inputs.objective, r.alignment
+    if ob.objective == "sft":
+        return None
+    extra = [
+        ("reference forwards", a.reference_flops),
+        ("log-probs at sampling", a.old_logprob_flops),
+        ("reward model", a.reward_flops),
+        ("value model", a.value_flops),
+    ]
+    extra_text = " + ".join(f"{name} {sci(v)}" for name, v in extra if v > 0)
+    trainer = formula(
+        f"trainer FLOPs = policy update {sci(a.policy_flops)}"
+        + (f" + {extra_text}" if extra_text else "")
+        + " = ",
+        Bold(f"{sci(r.flops.total_flops)} FLOPs"),
+        Ref("forward = 2N + 2·L·s·d per token; DPO: Rafailov et al. 2023; TRL 1.16.0"),
+    )
+    if ob.objective == "dpo":
+        return Section(
+            (OBJECTIVE_LABELS["dpo"],),
+            (
+                note(
+                    "Each pair is two sequences (chosen and rejected) trained in one batch: D "
+                    f"counts both, and a micro-batch holds {2 * inputs.training.micro_batch} rows. "
+                    f"Reference: {REFERENCE_LABELS[ob.dpo_reference]}"
+                    + (
+                        f", {fmt_gib(r.memory.reference_bytes)} per GPU."
+                        if r.memory.reference_bytes
+                        else "."
+                    )
+                ),
+                trainer,
+            ),
+        )
+    g = a.generation_s_per_step
+    blocks = [
+        formula(
+            f"steps = prompts × epochs ÷ prompts per step = {a.steps:,.0f}; per step "
+            f"{ob.prompts_per_step:,} prompts × {ob.completions_per_prompt} completions × "
+            f"({ob.mean_prompt_tokens:,.0f} + {ob.mean_completion_tokens:,.0f}) tokens = "
+            f"{sci(a.trained_tokens_per_step)} trained, "
+            f"{sci(a.generated_tokens_per_step)} generated",
+            Ref("Shao et al. 2024 (GRPO) §4; TRL 1.16.0 GRPOTrainer"),
+        ),
+        trainer,
+        formula(
+            f"step = rollouts {_s(g)} + weight sync {_s(a.sync_s_per_step)} + training "
+            f"{_s(a.training_s_per_step)} = ",
+            Bold(_s(a.step_s)),
+            f"; an SFT step on the same tokens takes {_s(a.sft_step_s)}: ",
+            Bold(f"{a.rl_to_sft_step:,.1f}×"),
+            Ref("article 000 §Reinforcement learning is mostly generation"),
+        ),
+        note(
+            f"Rollouts: {PLACEMENT_LABELS[a.placement]}; {a.engines} engine(s) of {a.tp} GPU(s)"
+            + (f", {a.rollout_gpus} GPU(s) held beside the trainer's" if a.rollout_gpus else "")
+            + (
+                f", vLLM reserves {fmt_gib(a.rollout_gpu_bytes)} on each"
+                if a.rollout_gpu_bytes
+                else ""
+            )
+            + "."
+        ),
+    ]
+    return Section((OBJECTIVE_LABELS[ob.objective],), tuple(blocks))
+
+
+def generation_section(inputs: EstimateInputs, r: EstimateResult) -> Section | None:
+    """Generation speed: memory bandwidth (decode) and FLOPs (prefill), or article 000's rule."""
+    ob, a, gpu = inputs.objective, r.alignment, inputs.hardware.gpu
+    if not a.steps and not r.time.eval_s:
+        return None
+    blocks = []
+    if ob.generation_rate == "mfu":
+        blocks.append(
+            formula(
+                f"generation time = generated tokens × 2N ÷ (peak × generation MFU "
+                f"{inputs.overheads.generation_mfu:.3f} × GPUs)",
+                Ref("article 000: 'single-digit MFU' (the rule, not the bandwidth model)"),
+            )
+        )
+    elif a.steps:
+        kv = a.kv_bytes_per_token
+        blocks += [
+            formula(
+                f"decode step = max((weights + {a.decode_batch:,.0f} seqs × {kv / 1024:,.0f} KiB "
+                f"KV/token × context) ÷ ({gpu.memory_bandwidth_gb_s:,.0f} GB/s × "
+                f"{ob.decode_bandwidth_efficiency:.2f}), batch × FLOPs/token ÷ (peak × MFU)) = "
+                f"{a.decode_step_s * 1000:,.2f} ms for {a.decode_batch:,.0f} tokens",
+                Ref("Pope et al. 2022 §2: decoding is memory-bound"),
+            ),
+            formula(
+                "rollout generation = ",
+                Bold(f"{a.generation_tokens_per_s_per_gpu:,.0f} tokens/s per GPU"),
+                " at ",
+                Bold(f"{fmt_pct(a.generation_mfu)} MFU"),
+                f" (prefill {_s(a.prefill_s_per_step)} per step at the training MFU)",
+                Ref("article 000: generation runs at single-digit MFU"),
+            ),
+        ]
+    if r.time.eval_s:
+        blocks.append(
+            formula(
+                f"evaluation = {r.alignment.eval_tokens_per_s_per_gpu:,.0f} tokens/s per GPU at "
+                f"{fmt_pct(r.alignment.eval_generation_mfu)} MFU"
+                + (
+                    f" ({ob.eval_batch_size} sequences at a time)"
+                    if ob.generation_rate == "bandwidth"
+                    else ""
+                ),
+                Ref("article 000 §Evaluation is generation too"),
+            )
+        )
+    if r.memory.rollout_weights_bytes or r.memory.kv_cache_bytes:
+        blocks.append(
+            note(
+                f"Rollout memory per GPU: weights {r.memory.rollout_weights_bytes / GIB:,.1f} GiB"
+                f" + KV cache {r.memory.kv_cache_bytes / GIB:,.1f} GiB"
+                + (
+                    f" (the {fmt_pct(ob.rollout_memory_share, 0)} share vLLM reserves)"
+                    if ob.rollout_placement == "colocated"
+                    else ""
+                )
+                + "."
+            )
+        )
+    return Section(("Generation",), tuple(blocks))

@@ -1,0 +1,141 @@
+"""Properties of the objective section over its whole declared input space.
+
+Every field of ``ObjectiveSpec`` is drawn from its own metadata (range, bounds included, choices),
+so a field added there is covered without editing this file. Properties (issue 15): results stay
+finite and non-negative; more completions or longer completions never cost less; a colocated
+rollout engine never needs fewer GPUs than the trainer alone.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from ftcost_gui.core import estimate
+from ftcost_gui.core.fields import FieldSpec, field_specs
+from ftcost_gui.core.objective import ObjectiveSpec
+
+from .helpers import gpu, make
+
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Keep the numbers a float can hold when multiplied up (a run of 1e6 prompts × 4096 completions
+# × 1e6 tokens is 4e18 tokens: finite, but not a run anyone plans); the bounds themselves are
+# drawn too.
+PRACTICAL = {
+    "mean_prompt_tokens": 32_768.0,
+    "mean_completion_tokens": 32_768.0,
+    "prompts_per_step": 4096,
+    "completions_per_prompt": 64,
+}
+
+
+def _field(spec: FieldSpec) -> st.SearchStrategy:
+    if spec.kind == "choice":
+        return st.sampled_from(spec.choices)
+    if spec.kind == "bool":
+        return st.booleans()
+    lo = spec.minimum if spec.minimum is not None else 0.0
+    hi = PRACTICAL.get(spec.name, spec.maximum)
+    if spec.kind == "int":
+        return st.integers(int(lo), int(hi))
+    return st.floats(
+        lo, hi, exclude_min=spec.exclusive_min, exclude_max=spec.exclusive_max, allow_nan=False
+    )
+
+
+OBJECTIVE = st.fixed_dictionaries({s.name: _field(s) for s in field_specs(ObjectiveSpec)})
+SHAPES = st.sampled_from(["qwen2.5-0.5b", "llama-3.2-1b", "qwen3-30b-a3b"])
+METHODS = st.sampled_from(["full_amp_adamw", "lora", "qlora"])
+GPUS = st.sampled_from(["H100 SXM", "A100 80GB SXM", "L4"])
+
+
+def run(preset, method, gpu_name, objective, **edits):
+    doc = {f"objective__{k}": v for k, v in objective.items()}
+    doc.update(
+        hardware__gpu=gpu(gpu_name),
+        training__method=method,
+        data__mode="examples",
+        data__num_examples=256,
+        data__epochs=1,
+        overheads__eval_passes_per_run=1,
+    )
+    doc.update(edits)
+    return estimate(make(preset, **doc))
+
+
+def _finite_non_negative(r):
+    values = [
+        r.flops.total_flops,
+        r.time.held_wall_s,
+        r.time.held_gpu_hours,
+        r.cost.on_demand_usd,
+        r.memory.total_bytes,
+        *(getattr(r.alignment, f) for f in type(r.alignment).model_fields if f != "objective"),
+    ]
+    for v in values:
+        if isinstance(v, str):
+            continue
+        assert math.isfinite(v) and v >= 0, v
+
+
+@SETTINGS
+@given(objective=OBJECTIVE, preset=SHAPES, method=METHODS, gpu_name=GPUS)
+def test_every_objective_gives_finite_non_negative_results(objective, preset, method, gpu_name):
+    _finite_non_negative(run(preset, method, gpu_name, objective))
+
+
+# The cost properties compare one layout: with the fewest GPUs that fit, a longer run may take
+# more trainer GPUs and so hold separate rollout GPUs for less time — cheaper, and right to be.
+SAME_GPUS = {
+    "training__auto_gpu_count": False,
+    "training__num_gpus": 8,
+    "training__sharding": "zero3",
+}
+
+
+def _rl(objective):
+    return {
+        **objective,
+        "objective": objective["objective"]
+        if objective["objective"] in ("grpo", "ppo")
+        else "grpo",
+    }
+
+
+@SETTINGS
+@given(objective=OBJECTIVE, preset=SHAPES, method=METHODS, gpu_name=GPUS, more=st.integers(1, 8))
+def test_more_completions_never_cost_less(objective, preset, method, gpu_name, more):
+    ob = _rl(objective)
+    a = run(preset, method, gpu_name, ob, **SAME_GPUS)
+    ob2 = {**ob, "completions_per_prompt": ob["completions_per_prompt"] + more}
+    b = run(preset, method, gpu_name, ob2, **SAME_GPUS)
+    assume(a.memory.fits and b.memory.fits)
+    assert b.cost.on_demand_usd >= a.cost.on_demand_usd * (1 - 1e-9)
+
+
+@SETTINGS
+@given(objective=OBJECTIVE, preset=SHAPES, method=METHODS, gpu_name=GPUS, factor=st.floats(1, 4))
+def test_longer_completions_never_cost_less(objective, preset, method, gpu_name, factor):
+    ob = _rl(objective)
+    a = run(preset, method, gpu_name, ob, **SAME_GPUS)
+    ob2 = {**ob, "mean_completion_tokens": min(ob["mean_completion_tokens"] * factor, 1e6)}
+    b = run(preset, method, gpu_name, ob2, **SAME_GPUS)
+    assume(a.memory.fits and b.memory.fits)
+    assert b.cost.on_demand_usd >= a.cost.on_demand_usd * (1 - 1e-9)
+
+
+@SETTINGS
+@given(objective=OBJECTIVE, preset=SHAPES, method=METHODS, gpu_name=GPUS)
+def test_colocated_never_needs_fewer_gpus_than_the_trainer_alone(
+    objective, preset, method, gpu_name
+):
+    ob = _rl(objective)
+    alone = run(preset, method, gpu_name, {**ob, "rollout_placement": "separate"})
+    colocated = run(preset, method, gpu_name, {**ob, "rollout_placement": "colocated"})
+    need_alone, need_colocated = alone.memory.gpus_needed, colocated.memory.gpus_needed
+    if need_alone is None:
+        assert need_colocated is None
+    elif need_colocated is not None:
+        assert need_colocated >= need_alone
