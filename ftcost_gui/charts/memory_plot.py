@@ -32,7 +32,7 @@ PART_COLORS = {
     "overhead": "#555555",
     # DPO/GRPO/PPO parts (core/alignment.py, core/rollout.py)
     "reference": "#882255",
-    "critic": "#44AA99",
+    "critic": "#999933",
     "rollout_weights": "#332288",
     "kv_cache": "#88CCEE",
 }

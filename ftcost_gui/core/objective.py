@@ -31,7 +31,7 @@ OBJECTIVE_LABELS: dict[str, str] = {
 }
 Reference = Literal["frozen_copy", "precomputed", "none"]
 REFERENCE_LABELS: dict[str, str] = {
-    "frozen_copy": "Frozen copy (LoRA: adapters off)",
+    "frozen_copy": "Frozen copy",
     "precomputed": "Precomputed log-probs",
     "none": "Reference-free (SimPO, ORPO)",
 }

@@ -12,7 +12,7 @@ from ..core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs
 from ..core.results import MEMORY_PART_LABELS, EstimateResult
 from ..core.units import GIB, fmt_gib, fmt_hours, fmt_pct, fmt_usd
 from .blocks import Bold, Items, Name, Ref, Section, Table, formula, note, text, to_html
-from .objective import generation_section, objective_section
+from .objective import generation_section, objective_section, objective_tokens_text
 from .sections import spot_advice
 from .text import fmt_count, sci
 
@@ -56,7 +56,10 @@ def _is_full(inputs: EstimateInputs) -> bool:
 
 def tokens_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
     d, t = inputs.data, r.tokens
-    if d.mode == "examples":
+    objective_first = objective_tokens_text(inputs, r)
+    if objective_first:
+        first = objective_first
+    elif d.mode == "examples":
         used = min(d.mean_tokens_per_example, d.max_seq_len)
         first = (
             f"useful tokens = examples × mean length × epochs = {d.num_examples:,} × {used:,.0f} × "
@@ -81,6 +84,7 @@ def tokens_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
 
 def flops_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
     f, m, d = r.flops, inputs.model, r.tokens.tokens_processed
+    passes = inputs.objective.policy_epochs if r.alignment.steps else 1
     coef, n_mm = f.base_coefficient, f.matmul_params
     terms = [f"{coef:g}·N"]
     nums = [f"{coef:g} × {sci(n_mm)}"]
@@ -102,12 +106,14 @@ def flops_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
     if f.recompute_per_token:
         why += "; +2N recomputes the forward under full activation checkpointing"
     return Section(
-        ("Training FLOPs",),
+        ("Training FLOPs" if inputs.objective.objective == "sft" else "Policy update FLOPs",),
         (
             formula(
                 f"FLOPs = ({' + '.join(terms)}) × D = ({' + '.join(nums)}) × {sci(d)} = "
-                f"{sci(f.per_token)} FLOPs/token × {sci(d)} = ",
-                Bold(f"{sci(f.total_flops)} FLOPs"),
+                f"{sci(f.per_token)} FLOPs/token × {sci(d)}"
+                + (f" × {passes} updates" if passes > 1 else "")
+                + " = ",
+                Bold(f"{sci(r.alignment.policy_flops)} FLOPs"),
                 Ref("articles 000 §FLOPs per token, 001"),
             ),
             note(

@@ -18,6 +18,26 @@ def _s(seconds: float) -> str:
     return f"{seconds:,.2f} s" if seconds < 600 else f"{seconds / 60:,.1f} min"
 
 
+def objective_tokens_text(inputs: EstimateInputs, r: EstimateResult) -> str:
+    """The first line of 'Tokens processed' for DPO and RL ('' for SFT and token totals)."""
+    ob, d, t = inputs.objective, inputs.data, r.tokens
+    if ob.objective == "dpo" and d.mode == "examples":
+        used = min(d.mean_tokens_per_example, d.max_seq_len)
+        return (
+            f"useful tokens = 2 sequences × pairs × mean length × epochs = 2 × "
+            f"{d.num_examples:,} × {used:,.0f} × {d.epochs:g} = {sci(t.useful_tokens)}"
+        )
+    if r.alignment.steps:
+        a = r.alignment
+        return (
+            f"useful tokens = steps × prompts per step × completions × (prompt + completion) = "
+            f"{a.steps:,.1f} × {ob.prompts_per_step:,} × {ob.completions_per_prompt} × "
+            f"({ob.mean_prompt_tokens:,.0f} + {ob.mean_completion_tokens:,.0f}) = "
+            f"{sci(t.useful_tokens)}"
+        )
+    return ""
+
+
 def objective_section(inputs: EstimateInputs, r: EstimateResult) -> Section | None:
     """What the objective adds to the policy update: pairs and reference (DPO), rollouts (RL)."""
     ob, a = inputs.objective, r.alignment
