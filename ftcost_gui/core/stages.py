@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .alignment import RL_OBJECTIVES
-from .inputs import EstimateInputs
 from .results import EstimateResult
 from .units import SECONDS_PER_HOUR
 
@@ -49,18 +48,16 @@ class StageBudget:
         return self.gpu_hours * usd_per_gpu_hour
 
 
-def stage_budget(
-    names: Sequence[str], inputs: Sequence[EstimateInputs], results: Sequence[EstimateResult]
-) -> StageBudget:
+def stage_budget(names: Sequence[str], results: Sequence[EstimateResult]) -> StageBudget:
     stages = []
-    for name, i, r in zip(names, inputs, results, strict=True):
+    for name, r in zip(names, results, strict=True):
         runs = r.project.runs
         held_gpus = r.time.held_gpu_hours / (r.time.held_wall_s / SECONDS_PER_HOUR or 1.0)
         gen_s = r.time.eval_s + r.time.rl_generation_s
         stages.append(
             Stage(
                 name=name,
-                objective=i.objective.objective,
+                objective=r.alignment.objective,
                 runs=runs,
                 gpu_hours=runs * r.time.held_gpu_hours,
                 generation_gpu_hours=runs * held_gpus * gen_s / SECONDS_PER_HOUR,

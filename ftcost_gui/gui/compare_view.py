@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.results import EstimateResult
+from ..present.objective import stages_text
 from ..present.tables import BEST_MARK, ComparisonTable, comparison_table
 
 BEST_BG = QColor("#e3f2e5")
@@ -142,6 +143,14 @@ class ComparisonView(QWidget):
         self.hint.setWordWrap(True)
         self.hint.setStyleSheet("color: palette(dark);")
         lay.addWidget(self.hint)
+        self.stages = QLabel("", self)  # the scenarios as SFT → DPO → RL stages (core/stages.py)
+        self.stages.setObjectName("compare_stages")
+        self.stages.setWordWrap(True)
+        self.stages.setToolTip(
+            "The scenarios' runs added up, as a project that runs each stage in turn. Meaningful "
+            "when the scenarios are stages (SFT, DPO, RL), not alternatives."
+        )
+        lay.addWidget(self.stages)
         self.names: tuple[str, ...] = ()
         self.baseline_name = ""
         self.comparison: ComparisonTable | None = None
@@ -188,6 +197,8 @@ class ComparisonView(QWidget):
         several = len(self.names) > 1
         self.hint.setVisible(not several)
         self.legend.setVisible(several)
+        self.stages.setVisible(several)
+        self.stages.setText(stages_text(self.names, self._results) if several else "")
         tbl = self.table
         tbl.setColumnCount(len(t.names))
         tbl.setRowCount(len(t.labels) + 1)

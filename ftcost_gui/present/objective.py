@@ -6,10 +6,13 @@ core/rollout.py, core/rl_summary.py); nothing here re-derives a figure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..core.inputs import EstimateInputs
 from ..core.objective import OBJECTIVE_LABELS, PLACEMENT_LABELS, REFERENCE_LABELS
 from ..core.results import EstimateResult
-from ..core.units import GIB, fmt_gib, fmt_pct
+from ..core.stages import stage_budget
+from ..core.units import GIB, fmt_gib, fmt_pct, fmt_usd
 from .blocks import Bold, Ref, Section, formula, note
 from .text import sci
 
@@ -167,3 +170,15 @@ def generation_section(inputs: EstimateInputs, r: EstimateResult) -> Section | N
             )
         )
     return Section(("Generation",), tuple(blocks))
+
+
+def stages_text(names: Sequence[str], results: Sequence[EstimateResult]) -> str:
+    """The scenarios run one after the other as project stages (core/stages.py), in one line."""
+    b = stage_budget(names, results)
+    return (
+        f"As project stages, one after the other ({' → '.join(names)}): "
+        f"{b.gpu_hours:,.1f} GPU-h held over all runs, {fmt_usd(b.on_demand_usd)} on-demand "
+        f"({fmt_usd(b.usd_at(2))}–{fmt_usd(b.usd_at(4))} at $2–$4 per GPU-hour); generation "
+        f"(evaluation + rollouts) {fmt_pct(b.generation_share)}, evaluation + RL stages "
+        f"{fmt_pct(b.rl_and_eval_share)} (article 000 §Worked example)."
+    )

@@ -27,7 +27,7 @@ def budget():
     return (
         doc,
         results,
-        stage_budget([s.name for s in doc.scenarios], [s.inputs for s in doc.scenarios], results),
+        stage_budget([s.name for s in doc.scenarios], results),
     )
 
 

@@ -70,3 +70,15 @@ def test_back_to_sft_hides_everything_again(window, qtbot):
     assert training.editor("objective", "dpo_reference").isHidden()
     assert data._labels[("data", "num_examples")].text().startswith("Examples")
     assert "kv_cache" not in window.charts.memory_plot._legend_keys
+
+
+def test_the_project_example_adds_up_its_stages_in_compare(window, qtbot):
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "resources" / "examples"
+    window.files.load_path(str(example / "article-000-8b-project.ftcost"))
+    window.results.tabs.setCurrentWidget(window.results.compare)
+    stages = window.results.compare.stages
+    qtbot.waitUntil(lambda: "GPU-h held" in stages.text())
+    assert "27.0 GPU-h held" in stages.text()
+    assert "$54.00–$108" in stages.text() and "21.4%" in stages.text()
