@@ -9,28 +9,14 @@ from ..core.inputs import METHOD_LABELS, EstimateInputs
 from ..core.results import MEMORY_PART_LABELS, EstimateResult
 from ..core.units import fmt_gib, fmt_hours, fmt_pct, fmt_usd
 from ..io.names import plain
+from .objective import objective_label_rows
 from .sections import spot_advice
 from .text import sci
 
 
 def objective_rows(r: EstimateResult) -> list[tuple[str, str, str]]:
-    """RL step rows: generation vs training per step, and the generation rate from bandwidth."""
-    a = r.alignment
-    if not a.steps:
-        return []
-    g = "RL step"
-    return [
-        (g, "Steps", f"{a.steps:,.0f}"),
-        (g, "Rollouts (generation)", f"{a.generation_s_per_step:,.2f} s"),
-        (g, "Weight sync", f"{a.sync_s_per_step:,.2f} s"),
-        (g, "Training (update + forwards)", f"{a.training_s_per_step:,.2f} s"),
-        (g, "Step", f"{a.step_s:,.2f} s"),
-        (g, "SFT step, same tokens", f"{a.sft_step_s:,.2f} s"),
-        (g, "RL ÷ SFT step", f"{a.rl_to_sft_step:,.1f}×"),
-        (g, "Decode batch per engine", f"{a.decode_batch:,.0f}"),
-        (g, "Generation tokens/s per GPU", f"{a.generation_tokens_per_s_per_gpu:,.0f}"),
-        (g, "Generation MFU", fmt_pct(a.generation_mfu)),
-    ]
+    """The objective's rows of the breakdown table (present/objective.py words them)."""
+    return [(title, label, value) for title, label, value in objective_label_rows(r)]
 
 
 HEADLINES: tuple[tuple[str, str], ...] = (

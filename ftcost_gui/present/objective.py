@@ -21,6 +21,38 @@ def _s(seconds: float) -> str:
     return f"{seconds:,.2f} s" if seconds < 600 else f"{seconds / 60:,.1f} min"
 
 
+def objective_label_rows(r: EstimateResult) -> list[tuple[str, str, str]]:
+    """(section title, label, value) rows of what the objective adds: the DPO reference, or the RL
+    step split (generation, sync, training) and the generation rate from bandwidth."""
+    a = r.alignment
+    if a.objective == "dpo":
+        g = "DPO"
+        return [
+            (g, "Policy update", f"{sci(a.policy_flops)} FLOPs"),
+            (g, "Reference forwards", f"{sci(a.reference_flops)} FLOPs"),
+            (g, "Reference model per GPU", fmt_gib(r.memory.reference_bytes, 2)),
+        ]
+    if not a.steps:
+        return []
+    g = "RL step"
+    rows = [
+        (g, "Steps", f"{a.steps:,.0f}"),
+        (g, "Rollout engines", f"{a.engines} × {a.tp} GPU ({PLACEMENT_LABELS[a.placement]})"),
+        (g, "Rollouts (generation)", f"{a.generation_s_per_step:,.2f} s"),
+        (g, "Weight sync", f"{a.sync_s_per_step:,.2f} s"),
+        (g, "Training", f"{a.training_s_per_step:,.2f} s (update + extra forwards)"),
+        (g, "Step", f"{a.step_s:,.2f} s"),
+        (g, "SFT step, same tokens", f"{a.sft_step_s:,.2f} s"),
+        (g, "RL ÷ SFT step", f"{a.rl_to_sft_step:,.1f}×"),
+        (g, "Decode batch per engine", f"{a.decode_batch:,.0f}"),
+        (g, "Generation rate", f"{a.generation_tokens_per_s_per_gpu:,.0f} tokens/s per GPU"),
+        (g, "Generation MFU", fmt_pct(a.generation_mfu)),
+    ]
+    if a.rollout_gpus:
+        rows.insert(2, (g, "Rollout GPUs held", f"{a.rollout_gpus}"))
+    return rows
+
+
 def objective_tokens_text(inputs: EstimateInputs, r: EstimateResult) -> str:
     """The first line of 'Tokens processed' for DPO and RL ('' for SFT and token totals)."""
     ob, d, t = inputs.objective, inputs.data, r.tokens

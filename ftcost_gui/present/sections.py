@@ -12,6 +12,7 @@ from ..core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs
 from ..core.results import MEMORY_PART_LABELS, CostBreakdown, EstimateResult
 from ..core.units import SECONDS_PER_HOUR, fmt_flops, fmt_gb, fmt_gib, fmt_hours, fmt_pct
 from ..io.names import plain
+from .objective import objective_label_rows
 from .text import fmt_cost, fmt_count
 
 
@@ -45,6 +46,7 @@ def estimate_sections(inputs: EstimateInputs, r: EstimateResult) -> list[Section
         _memory(inputs, r),
         _flops(r),
         _time(inputs, r),
+        *_objective(r),
         _cost(inputs, r),
         _project(inputs, r),
     ]
@@ -115,6 +117,26 @@ def _flops(r: EstimateResult) -> Section:
     )
 
 
+def _rollout_gpus(r: EstimateResult) -> str:
+    n = r.alignment.rollout_gpus
+    return f" + {n} rollout GPU{'s' if n != 1 else ''}" if n else ""
+
+
+def _held_parts(r: EstimateResult) -> str:
+    if r.time.rl_generation_s:
+        rollouts = fmt_hours(r.time.rl_generation_s / SECONDS_PER_HOUR)
+        return f" (with start-up, eval, {rollouts} of rollouts)"
+    return " (with start-up, eval)"
+
+
+def _objective(r: EstimateResult) -> list[Section]:
+    """DPO's reference or the RL step, as titled rows (present/objective.py words them)."""
+    rows = objective_label_rows(r)
+    if not rows:
+        return []
+    return [Section(rows[0][0], tuple((label, value) for _, label, value in rows))]
+
+
 def _time(inputs: EstimateInputs, r: EstimateResult) -> Section:
     t = r.time
     nodes = f"{t.nodes} node" + ("s" if t.nodes != 1 else "")
@@ -123,11 +145,11 @@ def _time(inputs: EstimateInputs, r: EstimateResult) -> Section:
         f"effective {fmt_pct(t.effective_mfu)}, comm +{fmt_pct(t.comm_overhead, 0)})"
     )
     rows = [
-        ("GPUs", f"{t.num_gpus} on {nodes}"),
+        ("GPUs", f"{t.num_gpus} on {nodes}" + _rollout_gpus(r)),
         ("Throughput", throughput),
         ("Compute", f"{t.compute_gpu_hours:,.2f} GPU-h"),
         ("Training wall-clock", fmt_hours(t.train_wall_s / SECONDS_PER_HOUR)),
-        ("Held wall-clock", fmt_hours(t.held_wall_s / SECONDS_PER_HOUR) + " (with start-up, eval)"),
+        ("Held wall-clock", fmt_hours(t.held_wall_s / SECONDS_PER_HOUR) + _held_parts(r)),
         ("Held", f"{t.held_gpu_hours:,.2f} GPU-h"),
     ]
     if r.step_check is not None:
