@@ -98,6 +98,13 @@ def objective_tokens(inputs: EstimateInputs, warnings: list[str]) -> TokenSummar
         return count_tokens(data, warnings)
     if ob.objective == "dpo":
         t = count_tokens(data, warnings)
+        packed = data.packing and not data.useful_fraction_override
+        if data.mode == "examples" and packed and inputs.training.micro_batch > 1:
+            warnings.append(
+                "TRL 1.16.0's DPOTrainer does not pack pairs (padding_free falls back to padding "
+                "to the longest sequence of the micro-batch): turn packing off, or give the "
+                "useful-token fraction you measured."
+            )
         if data.mode == "tokens":  # a token total counts chosen and rejected tokens already
             return t
         return build(

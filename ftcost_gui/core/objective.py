@@ -64,7 +64,10 @@ class ObjectiveSpec(BaseModel):
         "Objective",
         "SFT trains on the data. DPO trains on chosen + rejected pairs against a frozen reference. "
         "GRPO and PPO generate completions every step (rollouts), score them and train on them: "
-        "'reinforcement learning is mostly generation' (article 000).",
+        "'reinforcement learning is mostly generation' (article 000). TRL 1.16.0 has no PPO "
+        "trainer any more (GRPO, RLOO); PPO here is the shape OpenRLHF and verl run: a value model "
+        "trained beside the policy, a reward model scoring the rollouts. Every objective combines "
+        "with every method; with LoRA/QLoRA the reference is the base with adapters disabled.",
     )
     dpo_reference: Reference = fld(
         "frozen_copy",

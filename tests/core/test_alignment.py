@@ -312,3 +312,12 @@ def test_article_000_rl_generation_runs_at_single_digit_mfu_and_a_step_costs_ten
     ratios = [estimate(article_rl(b)).alignment.rl_to_sft_step for b in (1, 2, 4, 8, 16)]
     assert ratios == sorted(ratios, reverse=True)
     assert ratios[0] > 20 and ratios[-1] < 5
+
+
+def test_dpo_with_packing_says_trl_does_not_pack_pairs():
+    packed = estimate(dpo(data__packing=True, training__micro_batch=4))
+    assert any("does not pack pairs" in w for w in packed.warnings)
+    unpacked = estimate(dpo(data__packing=False, training__micro_batch=4))
+    assert not any("pack" in w for w in unpacked.warnings)
+    one_pair = estimate(dpo(data__packing=True, training__micro_batch=1))  # nothing to pad to
+    assert not any("pack" in w for w in one_pair.warnings)
