@@ -258,6 +258,10 @@ class AlignmentSummary(BaseModel):
     rl_to_sft_step: float  # step_s ÷ sft_step_s
     eval_tokens_per_s_per_gpu: float
     eval_generation_mfu: float
+    # Trainer GPUs the memory forces with each rollout placement (None: none fits; 0: SFT/DPO).
+    gpus_colocated: int | None
+    gpus_separate: int | None  # the trainer alone; the rollout GPUs come on top
+    gpus_policy: int | None
 
 
 class EstimateResult(BaseModel):

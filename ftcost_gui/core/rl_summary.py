@@ -8,9 +8,13 @@ cost ten times an SFT step on the same number of tokens').
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from . import rollout
+from .memory import RECIPES
+from .memory_step import MemoryInputs, memory_per_gpu
+from .params import NO_ADAPTERS, lora_adapters
 from .results import AlignmentSummary, build
 
 if TYPE_CHECKING:
@@ -21,6 +25,23 @@ if TYPE_CHECKING:
 def _build(**values: object) -> AlignmentSummary:
     """``build`` in the model's field order (what model_construct would make)."""
     return build(AlignmentSummary, **{k: values[k] for k in AlignmentSummary.model_fields})
+
+
+def gpus_by_placement(p: Plan) -> dict[str, int | None]:
+    """The fewest trainer GPUs that fit with each rollout placement (the memory step alone)."""
+    inputs, counts = p.inputs, p.counts
+    tr = inputs.training
+    adapters = NO_ADAPTERS if RECIPES[tr.method].full else lora_adapters(inputs.model, counts, tr)
+    base = MemoryInputs.of(inputs)
+    out: dict[str, int | None] = {}
+    for placement in ("colocated", "separate", "policy"):
+        if placement == inputs.objective.rollout_placement:
+            out[placement] = p.memory.gpus_needed
+            continue
+        ob = inputs.objective.model_copy(update={"rollout_placement": placement})
+        mi = dataclasses.replace(base, objective=ob)
+        out[placement] = memory_per_gpu(mi, counts, adapters, []).breakdown.gpus_needed
+    return out
 
 
 def _rate(tokens: float, wall_s: float, gpus: int) -> float:
@@ -57,6 +78,7 @@ def alignment_summary(p: Plan, rt: RunTime) -> AlignmentSummary:
             decode_step_s=0.0, generation_tokens_per_s_per_gpu=0.0, generation_mfu=0.0,
             generation_s_per_step=0.0, prefill_s_per_step=0.0, sync_s_per_step=0.0,
             training_s_per_step=0.0, step_s=0.0, sft_step_s=0.0, rl_to_sft_step=0.0,
+            gpus_colocated=0, gpus_separate=0, gpus_policy=0,
         )  # fmt: skip
     gen_gpus = rl.engines * rl.tp
     sync = rl.sync_s / steps
@@ -96,4 +118,5 @@ def alignment_summary(p: Plan, rt: RunTime) -> AlignmentSummary:
         step_s=step,
         sft_step_s=sft,
         rl_to_sft_step=step / sft if sft > 0 else 0.0,
+        **{f"gpus_{k}": v for k, v in gpus_by_placement(p).items()},
     )

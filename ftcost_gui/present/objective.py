@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from ..core.inputs import EstimateInputs
 from ..core.objective import OBJECTIVE_LABELS, PLACEMENT_LABELS, REFERENCE_LABELS
-from ..core.results import EstimateResult
+from ..core.results import AlignmentSummary, EstimateResult
 from ..core.stages import stage_budget
 from ..core.units import GIB, fmt_gib, fmt_pct, fmt_usd
 from .blocks import Bold, Ref, Section, formula, note
@@ -50,7 +50,20 @@ def objective_label_rows(r: EstimateResult) -> list[tuple[str, str, str]]:
     ]
     if a.rollout_gpus:
         rows.insert(2, (g, "Rollout GPUs held", f"{a.rollout_gpus}"))
+    rows.insert(2, (g, "Trainer GPUs by placement", gpus_by_placement_text(a)))
     return rows
+
+
+def gpus_by_placement_text(a: AlignmentSummary) -> str:
+    """'colocated 4 · separate 3 + rollout GPUs · policy 4': what memory forces with each."""
+
+    def n(v: int | None) -> str:
+        return "none fits" if v is None else str(v)
+
+    return (
+        f"colocated {n(a.gpus_colocated)} · separate {n(a.gpus_separate)} + rollout GPUs · "
+        f"policy {n(a.gpus_policy)}"
+    )
 
 
 def objective_tokens_text(inputs: EstimateInputs, r: EstimateResult) -> str:
@@ -139,6 +152,13 @@ def objective_section(inputs: EstimateInputs, r: EstimateResult) -> Section | No
             + "."
         ),
     ]
+    blocks.append(
+        note(
+            "Trainer GPUs the memory forces with each rollout placement: "
+            f"{gpus_by_placement_text(a)} (the colocated engine's share is a fixed part of "
+            "every GPU; separate GPUs hold the engines beside the trainer's)."
+        )
+    )
     return Section((OBJECTIVE_LABELS[ob.objective],), tuple(blocks))
 
 

@@ -321,3 +321,16 @@ def test_dpo_with_packing_says_trl_does_not_pack_pairs():
     assert not any("pack" in w for w in unpacked.warnings)
     one_pair = estimate(dpo(data__packing=True, training__micro_batch=1))  # nothing to pad to
     assert not any("pack" in w for w in one_pair.warnings)
+
+
+def test_gpus_the_memory_forces_per_placement():
+    r = estimate(grpo(objective__rollout_placement="policy"))
+    a = r.alignment
+    assert a.gpus_policy == r.memory.gpus_needed
+    alone = estimate(grpo(objective__rollout_placement="separate")).memory.gpus_needed
+    colocated = estimate(grpo(objective__rollout_placement="colocated")).memory.gpus_needed
+    assert (a.gpus_separate, a.gpus_colocated) == (alone, colocated)
+    assert colocated >= alone  # the engine's share is a fixed part of every GPU
+    # 8B full fine-tune, ZeRO-3: 16 B/param of state over n GPUs plus a 0.3 × 79.6 GiB share.
+    assert colocated > alone
+    assert estimate(dpo()).alignment.gpus_colocated == 0  # no rollouts

@@ -75,7 +75,7 @@ def _finite_non_negative(r):
         *(getattr(r.alignment, f) for f in type(r.alignment).model_fields if f != "objective"),
     ]
     for v in values:
-        if isinstance(v, str):
+        if isinstance(v, str) or v is None:  # names; None: no GPU count fits
             continue
         assert math.isfinite(v) and v >= 0, v
 
