@@ -67,7 +67,7 @@ class DataSpec(BaseModel):
         "Epochs",
         "Passes over the data. Instruction tuning gains most in 1–3 (articles 001, 003).",
         "",
-        gt=0,
+        ge=0.01,
         le=1000,
         step=1,
         decimals=2,
@@ -100,7 +100,7 @@ class DataSpec(BaseModel):
         "Non-padding tokens ÷ processed tokens, if you measured it. Empty: 1.0 with packing, "
         "min(mean, max length) ÷ max length without.",
         "",
-        gt=0,
+        ge=0.01,
         le=1,
         step=0.01,
         decimals=3,
@@ -183,7 +183,7 @@ class GpuSpec(BaseModel):
         "Memory",
         "Total memory as the driver reports it (GiB).",
         "GiB",
-        gt=0,
+        ge=1,
         le=4096,
         decimals=1,
     )
@@ -198,11 +198,11 @@ class GpuSpec(BaseModel):
     )
     bf16_supported: bool = fld(True, "BF16", "The GPU has BF16 tensor cores.")
     memory_bandwidth_gb_s: float = fld(
-        3350.0, "Memory bandwidth", "HBM/GDDR bandwidth.", "GB/s", gt=0, le=10**6
+        3350.0, "Memory bandwidth", "HBM/GDDR bandwidth.", "GB/s", ge=1, le=10**6
     )
     interconnect: Interconnect = fld("nvlink", "Interconnect", "GPU-to-GPU fabric in a node.")
     interconnect_gb_s: float = fld(
-        900.0, "Interconnect bandwidth", "Per GPU, bidirectional.", "GB/s", gt=0, le=10**6
+        900.0, "Interconnect bandwidth", "Per GPU, bidirectional.", "GB/s", ge=0.1, le=10**6
     )
     on_demand_usd_per_hour: float = fld(
         3.0,
@@ -241,7 +241,7 @@ class HardwareSpec(BaseModel):
         "Share of the reported memory your tensors can use after fragmentation and communication "
         "buffers (article 001: 'perhaps 85 percent of nameplate').",
         "",
-        gt=0.1,
+        ge=0.1,
         le=1.0,
         step=0.01,
         decimals=2,
@@ -319,7 +319,7 @@ class EfficiencySpec(BaseModel):
         "Logged tokens/s per GPU",
         "Steady-state throughput from your log; gives the achieved MFU (article 000).",
         "tokens/s",
-        gt=0,
+        ge=1,
         le=1e9,
     )
     step_time_s: float | None = fld(
@@ -327,7 +327,7 @@ class EfficiencySpec(BaseModel):
         "Measured step time",
         "Seconds per optimizer step, for the step-based cross-check (article 004).",
         "s",
-        gt=0,
+        ge=0.001,
         le=1e6,
         decimals=3,
     )
@@ -353,7 +353,7 @@ class OverheadSpec(BaseModel):
         "Download bandwidth",
         "Weight download per node.",
         "GB/s",
-        gt=0,
+        ge=0.001,
         le=1000,
         step=0.1,
         decimals=2,
@@ -381,7 +381,7 @@ class OverheadSpec(BaseModel):
         "Checkpoint interval",
         "Training time between resumable checkpoints (T).",
         "min",
-        gt=0,
+        ge=1,
         le=10**6,
         decimals=1,
     )
@@ -390,7 +390,7 @@ class OverheadSpec(BaseModel):
         "Checkpoint write bandwidth",
         "Aggregate write speed (article 001 uses 2 GB/s).",
         "GB/s",
-        gt=0,
+        ge=0.001,
         le=10_000,
         decimals=2,
     )

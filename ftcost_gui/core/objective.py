@@ -159,7 +159,7 @@ class ObjectiveSpec(BaseModel):
         "Reward/value model size",
         "Reward model (and PPO's value model) parameters ÷ the policy's.",
         "×",
-        gt=0,
+        ge=0.01,
         le=100,
         step=0.1,
         decimals=2,
@@ -183,7 +183,7 @@ class ObjectiveSpec(BaseModel):
         "Share of each GPU's memory the colocated engine reserves for its weights and KV cache "
         "(vLLM gpu_memory_utilization; TRL 1.16.0 default 0.3).",
         "",
-        gt=0,
+        ge=0.01,
         lt=1,
         step=0.05,
         decimals=2,

@@ -60,7 +60,7 @@ def weights_read_bytes(
     """
     head = m.vocab_size * m.hidden_size * BF16_BYTES
     linear = counts.decoder_linear
-    if m.is_moe:
+    if m.is_moe and m.num_experts > m.experts_per_token:  # all experts active: all read
         e, k = m.num_experts, m.experts_per_token
         per_expert = (counts.decoder_linear - counts.decoder_linear_active) / (e - k)
         routed = per_expert * e
@@ -98,6 +98,8 @@ def wall_s(plan: GenerationPlan, peak: float, mfu: float, gen_mfu: float) -> flo
     if plan.mode == "none":
         return 0.0
     gpus = plan.engines * plan.tp
+    if gpus == 0:  # nothing to generate (e.g. no evaluation examples): at most the syncs
+        return plan.sync_s
     if plan.mode == "mfu":
         return plan.rule_flops / (peak * gen_mfu * gpus) + plan.sync_s
     rate = peak * mfu * plan.tp

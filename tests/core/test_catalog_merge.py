@@ -108,7 +108,7 @@ def test_with_catalog_prices():
 @pytest.mark.parametrize(
     ("field", "value", "needle"),
     [
-        ("memory_gib", 0, "greater than 0"),
+        ("memory_gib", 0, "greater than or equal to 1"),
         ("on_demand_usd_per_hour", -1, "greater than or equal to 0"),
         ("spot_usd_per_hour", -0.01, "greater than or equal to 0"),
         ("bf16_tflops", 200_000, "less than or equal to 100000"),

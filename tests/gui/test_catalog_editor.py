@@ -67,10 +67,10 @@ def test_create_edit_validate_save_reload(editor, monkeypatch, qtbot):
     line.selectAll()
     qtbot.keyClicks(line, "0")
     qtbot.keyClick(line, Qt.Key.Key_Return)  # the delegate commits on the next event loop turn
-    qtbot.waitUntil(lambda: "greater than 0" in editor.status.text(), timeout=1000)
+    qtbot.waitUntil(lambda: "greater than or equal to 1" in editor.status.text(), timeout=1000)
     assert m.rows[r].memory_gib == 79.6
-    assert "greater than 0" in editor.status.text()
-    assert "greater than 0" in m.data(mem, Qt.ItemDataRole.ToolTipRole)
+    assert "greater than or equal to 1" in editor.status.text()
+    assert "greater than or equal to 1" in m.data(mem, Qt.ItemDataRole.ToolTipRole)
 
     price = m.index(r, m.column_of("on_demand_usd_per_hour"))
     assert not m.setData(price, "-1")
@@ -182,7 +182,7 @@ def test_csv_import_lists_refused_rows(editor, monkeypatch, tmp_path):
     assert [g.id for g in editor.model.rows] == ["ok-gpu"]
     assert editor.import_errors.isVisible()
     shown = editor.import_errors.item(0).text()
-    assert shown.startswith("line 3, column memory_gib:") and "greater than 0" in shown
+    assert shown.startswith("line 3, column memory_gib:") and "greater than or equal to 1" in shown
     assert "1 row(s) refused" in editor.status.text()
     # A file that is not a catalog CSV at all: nothing imported, the reason listed.
     path.write_text("a,b\n1,2\n", encoding="utf-8")

@@ -157,7 +157,7 @@ def test_columns_in_any_order_bom_and_semicolons():
 
 
 BAD_CELLS = {
-    "zero memory": ("memory_gib", "0", "greater than 0"),
+    "zero memory": ("memory_gib", "0", "greater than or equal to 1"),
     "negative price": ("on_demand_usd_per_hour", "-1", "greater than or equal to 0"),
     "negative spot": ("spot_usd_per_hour", "-0.5", "greater than or equal to 0"),
     "tflops too high": ("bf16_tflops", "1e6", "less than or equal to 100000"),

@@ -276,7 +276,7 @@ def _bad_documents() -> dict[str, tuple[bytes, str]]:
         "no version": (doc(name="NoVer", version="1"), "no valid format version"),
         "zero memory": (
             doc(name="Zero", gpus=[{**row, "memory_gib": 0}]),
-            "gpus.0.memory_gib: Input should be greater than 0",
+            "gpus.0.memory_gib: Input should be greater than or equal to 1",
         ),
         "negative price": (
             doc(name="Neg", gpus=[{**row, "on_demand_usd_per_hour": -1}]),
