@@ -69,8 +69,20 @@ def weights_read_bytes(
 
 
 def decode_flops_per_token(m: ModelSpec, counts: ParamCounts, context: float) -> float:
-    """2N for the matmuls + 4·L·context·d for QKᵀ and AV against the cached context."""
+    """2N for the matmuls + 4·L·context·d for QKᵀ and AV against the cached context.
+
+    Measured: docs/data/measured/generation_flops.json (tests/core/test_generation_measured.py).
+    """
     return 2.0 * counts.matmul_active + 4.0 * m.num_layers * context * m.q_dim
+
+
+def prefill_flops(m: ModelSpec, counts: ParamCounts, prompt: float) -> float:
+    """One prompt's forward: the decoder linears and causal attention for every prompt token, the
+    output head for the last one only (it yields the first generated token; transformers'
+    ``generate`` and vLLM keep only that logit). Measured with the decode steps above."""
+    head = 2.0 * (counts.matmul_active - counts.decoder_linear_active)
+    per_token = 2.0 * counts.decoder_linear_active + 2.0 * m.num_layers * prompt * m.q_dim
+    return prompt * per_token + head
 
 
 class GenerationPlan(NamedTuple):
@@ -168,14 +180,15 @@ def _decode_plan(
 ) -> tuple[float, float, float, float]:
     """(decode steps, memory seconds per step, FLOPs per step, prefill FLOPs) of one engine."""
     context = prompt + completion / 2.0  # mean context while decoding
-    decode_steps = sequences_per_engine * completion / batch
+    # The prefill yields a sequence's first token; c − 1 decoding steps yield the rest, at a mean
+    # context of p + c/2 (measured: one forward per new token after the prompt's).
+    decode_steps = sequences_per_engine * (completion - 1) / batch
     read = (
         weights_read_bytes(m, counts, batch, linear_bytes) + batch * kv_bytes_per_token(m) * context
     )
     mem_s = read / tp / bandwidth_bytes_per_s
     flops = batch * decode_flops_per_token(m, counts, context)
-    prefill_per_token = 2.0 * counts.matmul_active + 2.0 * m.num_layers * prompt * m.q_dim
-    return decode_steps, mem_s, flops, prompt_prefills * prompt * prefill_per_token
+    return decode_steps, mem_s, flops, prompt_prefills * prefill_flops(m, counts, prompt)
 
 
 def max_sequences(inputs: EstimateInputs, eng: Engines) -> float:
