@@ -209,6 +209,24 @@ def _completeness(model: type[BaseModel], value: Any, loc: tuple[Any, ...]) -> I
             yield f"{_where((*loc, str(key)))} is not a field ftcost knows"  # no " is missing"
 
 
+def _broken_text(value: Any, loc: tuple[Any, ...]) -> str | None:
+    """Where a string holds a lone surrogate (JSON's "\\udcff"): not text, and not writable."""
+    if isinstance(value, str):
+        return _where(loc) if any("\ud800" <= c <= "\udfff" for c in value) else None
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
+    for key, item in items:
+        found = _broken_text(item, (*loc, key))
+        if found is not None:
+            return found
+    return None
+
+
 def loads_document(text: str | bytes, source: str = "the file") -> EstimateDocument:
     """Parse, migrate and validate strictly; EstimateFileError names what is wrong, in one line."""
     doc = _parse(text, source)
@@ -241,6 +259,11 @@ def loads_document(text: str | bytes, source: str = "the file") -> EstimateDocum
             "is incomplete" if problems[0].endswith(" is missing") else "is not as ftcost wrote it"
         )
         raise EstimateFileError(f"{source} {what}: {problems[0]}{more}.")
+    broken = _broken_text(body, ())
+    if broken is not None:
+        raise EstimateFileError(
+            f"{source} has an invalid value: {broken}: a lone UTF-16 surrogate is not text."
+        )
     try:
         return EstimateDocument.model_validate_json(json.dumps(body), strict=True)
     except ValidationError as exc:

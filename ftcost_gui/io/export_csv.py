@@ -1,4 +1,9 @@
-"""Results as CSV: one row per figure (section, key, value, unit), exactly the result's numbers."""
+"""Results as CSV: one row per figure (section, key, value, unit), exactly the result's numbers.
+
+Text cells go through ``names.for_csv``: a scenario named ``=HYPERLINK(…)`` or ``-1+2`` (names come
+from shared files) is never a formula in a spreadsheet. Numbers are written as numbers (a
+negative headroom stays ``-1.5e9``, which a spreadsheet reads as a number, not a formula).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import os
 from ..core.results import EstimateResult
 from ..core.rows import result_rows
 from .atomic import atomic_write_text
+from .names import for_csv, from_csv
 
 COLUMNS = ("scenario", "section", "key", "value", "unit")
 
@@ -21,8 +27,15 @@ def results_csv(results: list[tuple[str, EstimateResult]]) -> str:
     for name, result in results:
         for row in result_rows(result):
             value = row.value
-            text = "" if value is None else repr(value) if isinstance(value, float) else str(value)
-            writer.writerow((name, row.section, row.key, text, row.unit))
+            if value is None:
+                text = ""
+            elif isinstance(value, float):
+                text = repr(value)
+            elif isinstance(value, bool | int):
+                text = str(value)
+            else:  # text: a warning, a method, a name
+                text = for_csv(value)
+            writer.writerow((for_csv(name), row.section, row.key, text, for_csv(row.unit)))
     return buf.getvalue()
 
 
@@ -35,4 +48,4 @@ def write_results_csv(
 def read_results_csv(text: str) -> dict[tuple[str, str, str], str]:
     """(scenario, section, key) → value text; the inverse used by tests and scripts."""
     reader = csv.DictReader(io.StringIO(text))
-    return {(r["scenario"], r["section"], r["key"]): r["value"] for r in reader}
+    return {(from_csv(r["scenario"]), r["section"], r["key"]): r["value"] for r in reader}

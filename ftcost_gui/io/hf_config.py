@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from ..core.architecture import ModelSpec
 from ..core.errors import first_error
 from .loader import HF_CONFIG, FileReadError, read_bytes, shown
+from .names import plain
 
 CONFIG_NAME = "config.json"
 MAX_CONFIG_BYTES = HF_CONFIG.max_bytes  # a config.json is a few kB; refuse anything absurd
@@ -378,8 +379,8 @@ def default_name(path: Path) -> str:
     """A display name for a model folder: its own name (or, for a hub snapshot, the repo's)."""
     folder = path.parent if path.name == CONFIG_NAME else path
     if folder.parent.name == "snapshots" and folder.parent.parent.name.startswith("models--"):
-        return folder.parent.parent.name.removeprefix("models--").replace("--", "/")
-    return folder.name
+        return plain(folder.parent.parent.name.removeprefix("models--").replace("--", "/"))
+    return plain(folder.name)  # a folder name is any bytes: not always text a model can hold
 
 
 def load_hf_config(path: str | os.PathLike[str], name: str = "") -> ModelSpec:

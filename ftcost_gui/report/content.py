@@ -17,7 +17,6 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from html import escape
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +25,9 @@ from ..core.document import EstimateDocument
 from ..core.inputs import METHOD_LABELS
 from ..core.results import EstimateResult
 from ..io.atomic import atomic_write_bytes, atomic_write_text
+from ..io.names import for_html as escape  # names from files: controls stripped, then escaped
+from ..io.names import for_markdown as md
+from ..io.names import plain
 from ..present.blocks import md_table, to_html, to_markdown
 from ..present.explain import explain
 from ..present.figures import HEADLINES, breakdown_rows, headline_texts
@@ -63,6 +65,10 @@ class Report:
 
     def comparison(self) -> ComparisonTable:
         return comparison_table(self.names, list(self.results), self.baseline)
+
+    def __post_init__(self) -> None:
+        # The default title is a file name: any bytes (non-UTF-8 names) and any characters.
+        object.__setattr__(self, "title", plain(self.title))
 
     def date_text(self) -> str:
         return self.generated.strftime("%Y-%m-%d %H:%M")
@@ -400,7 +406,7 @@ def write_html(path: str | os.PathLike[str], report: Report, images: Mapping[str
 def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
     """The report as Markdown; ``image_files`` maps an image name to its relative path."""
     out = [
-        f"# ftcost report: {report.title}\n",
+        f"# ftcost report: {md(report.title)}\n",
         f"Generated {report.date_text()} by ftcost {__version__} · "
         f"{len(report.document.scenarios)} scenario(s)\n",
     ]
@@ -408,7 +414,7 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
         t = report.comparison()
         header = [
             "Metric",
-            *(n + (" (baseline)" if i == t.baseline else "") for i, n in enumerate(t.names)),
+            *(md(n) + (" (baseline)" if i == t.baseline else "") for i, n in enumerate(t.names)),
         ]
         rows = [["Fits in memory", *("yes" if ok else "✗ does not fit" for ok in t.fits)]]
         for label, line in zip(t.labels, t.cells, strict=True):
@@ -421,7 +427,8 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
         out.append(md_table(header, rows, "l" + "r" * len(t.names)))
         out.append(
             f"{BEST_MARK} and bold: the best value among the scenarios that fit in memory; in "
-            f"brackets, the difference to the baseline ({t.names[t.baseline]}): percent / amount.\n"
+            f"brackets, the difference to the baseline ({md(t.names[t.baseline])}): "
+            "percent / amount.\n"
         )
     else:
         s, r = report.document.scenarios[0], report.results[0]
@@ -430,7 +437,7 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
         out.append(
             md_table(
                 ["Figure", "Value", "Detail"],
-                [[cap, texts[k][0], texts[k][1]] for k, cap in HEADLINES],
+                [[cap, md(texts[k][0]), md(texts[k][1])] for k, cap in HEADLINES],
                 "lrl",
             )
         )
@@ -444,9 +451,12 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
     irows = input_rows(report.document, list(report.results))
     out.append(
         md_table(
-            ["Field", *report.names],
+            ["Field", *map(md, report.names)],
             [
-                [f"**{r.label}** ≠" if report.several and r.differs else r.label, *r.values]
+                [
+                    f"**{r.label}** ≠" if report.several and r.differs else r.label,
+                    *map(md, r.values),  # values include model and GPU names
+                ]
                 for r in irows
             ],
         )
@@ -454,9 +464,10 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
     for i, s in enumerate(report.document.scenarios):
         r = report.results[i]
         method = METHOD_LABELS[s.inputs.training.method]
-        out.append(f"## Scenario {i + 1}: {s.name}\n")
+        out.append(f"## Scenario {i + 1}: {md(s.name)}\n")
         out.append(
-            f"{s.inputs.model.name} · {method} · {r.time.num_gpus} × {s.inputs.hardware.gpu.name}\n"
+            f"{md(s.inputs.model.name)} · {method} · {r.time.num_gpus} × "
+            f"{md(s.inputs.hardware.gpu.name)}\n"
         )
         if report.several:
             texts = headline_texts(s.inputs, r)
@@ -464,12 +475,12 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
             out.append(
                 md_table(
                     ["Figure", "Value", "Detail"],
-                    [[cap, texts[k][0], texts[k][1]] for k, cap in HEADLINES],
+                    [[cap, md(texts[k][0]), md(texts[k][1])] for k, cap in HEADLINES],
                     "lrl",
                 )
             )
         for w in r.warnings:
-            out.append(f"> ⚠ {w}\n")
+            out.append(f"> ⚠ {md(w)}\n")  # warnings quote names
         out.append("### Breakdown\n")
         out.append(md_table(["Group", "Part", "Value"], breakdown_rows(s.inputs, r), "llr"))
         out.append("### How this is computed\n")
@@ -482,7 +493,7 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
         md_table(
             ["GPU", "On-demand $/GPU-h", "Spot $/GPU-h", "As of", "Scenarios", "Source"],
             [
-                [p.gpu, p.on_demand, p.spot, p.as_of, p.scenarios, p.source]
+                [md(p.gpu), p.on_demand, p.spot, md(p.as_of), md(p.scenarios), md(p.source)]
                 for p in price_rows(report.document)
             ],
             "lrrlll",

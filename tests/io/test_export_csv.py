@@ -55,3 +55,33 @@ def test_every_numeric_figure_has_a_unit_where_one_applies():
     assert units[("flops", "per_token")] == "FLOPs/token"
     assert units[("simple", "gpu_hours_with_attention")] == "GPU-h"
     assert units[("simple", "flops_with_attention")] == "FLOPs"
+
+
+def test_formula_prefixes_in_names_are_neutralised():
+    """Issue 12: names from shared files went raw into the results CSV."""
+    import csv
+    import io
+
+    r = estimate(EstimateInputs())
+    names = ['=HYPERLINK("http://e.vil")', "+1", "-2+3", "@SUM(A1)", "\t=1", "plain"]
+    text = results_csv([(n, r) for n in names])
+    cells = [row[0] for row in csv.reader(io.StringIO(text))][1:]
+    for cell in cells:
+        assert cell == "plain" or cell.startswith("'"), cell
+    parsed = read_results_csv(text)
+    assert parsed[('=HYPERLINK("http://e.vil")', "cost", "on_demand_usd")] == repr(
+        r.cost.on_demand_usd
+    )
+    assert ("' =1", "cost", "on_demand_usd") not in parsed  # the tab became a space, then undone
+    assert (" =1", "cost", "on_demand_usd") in parsed
+
+
+def test_negative_numbers_stay_numbers():
+    r = estimate(
+        EstimateInputs.model_validate(
+            {"hardware": {"gpu": {"memory_gib": 8}}, "training": {"auto_gpu_count": False}}
+        )
+    )
+    assert r.memory.headroom_bytes < 0
+    parsed = read_results_csv(results_csv([("A", r)]))
+    assert float(parsed[("A", "memory", "headroom_bytes")]) == r.memory.headroom_bytes
