@@ -89,7 +89,9 @@ def plan(inputs: EstimateInputs) -> Plan:
         inputs, counts, flops.total_flops, tokens.tokens_processed, n, checkpoint,
         (ev, rl_gen, extra_gpus),
     )  # fmt: skip
-    nodes = math.ceil(n / inputs.hardware.gpus_per_node)
+    # The job's nodes: the trainer's GPUs and any rollout GPUs held beside them (spot's λ counts
+    # every node the job needs).
+    nodes = math.ceil((n + extra_gpus) / inputs.hardware.gpus_per_node)
     return Plan(
         inputs, counts, param_summary(counts, adapters, full), tokens, flops, memory, checkpoint,
         time, nodes, tuple(warnings), policy_flops, extra, shape, engines,

@@ -334,3 +334,16 @@ def test_gpus_the_memory_forces_per_placement():
     # 8B full fine-tune, ZeRO-3: 16 B/param of state over n GPUs plus a 0.3 × 79.6 GiB share.
     assert colocated > alone
     assert estimate(dpo()).alignment.gpus_colocated == 0  # no rollouts
+
+
+def test_separate_rollout_gpus_count_in_the_jobs_nodes():
+    r = estimate(
+        grpo(
+            objective__rollout_placement="separate",
+            objective__rollout_gpus=2,
+            training__auto_gpu_count=False,
+            training__num_gpus=8,
+        )
+    )
+    assert r.time.nodes == 2  # ceil((8 + 2) / 8)
+    assert r.cost.job_interruptions_per_hour == pytest.approx(2 * 0.05)
