@@ -11,6 +11,7 @@ by its writer cannot be deleted, and one that can is stale.)
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -99,7 +100,13 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        mode = target.stat().st_mode & 0o777
+        st = target.stat()
+        if not stat.S_ISREG(st.st_mode):
+            # os.replace would put a file in place of /dev/null (as root) or a FIFO
+            raise OSError(
+                errno.EINVAL, "not a regular file; ftcost writes only regular files", str(target)
+            )
+        mode = st.st_mode & 0o777
     except FileNotFoundError:
         umask = os.umask(0)
         os.umask(umask)

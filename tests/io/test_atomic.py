@@ -93,3 +93,20 @@ def test_interrupted_write_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         atomic_write_text(target, "data")
     assert list(tmp_path.iterdir()) == []
+
+
+@posix_only
+def test_never_replaces_a_device_or_fifo(tmp_path):
+    """A save to /dev/null (as root) replaced the device with a regular file."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="not a regular file") as info:
+        atomic_write_bytes(fifo, b"x")
+    assert info.value.strerror.startswith("not a regular file")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    link = tmp_path / "null.md"
+    link.symlink_to(os.devnull)
+    with pytest.raises(OSError, match="not a regular file"):
+        atomic_write_bytes(link, b"x")
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null.md", "pipe"]
