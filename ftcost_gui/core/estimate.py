@@ -111,7 +111,7 @@ def finish(p: Plan) -> EstimateResult:
         tokens=p.tokens,
         flops=p.flops,
         memory=p.memory,
-        time=time_breakdown(inputs, p.time, rt, p.nodes, p.flops.per_token),
+        time=time_breakdown(inputs, p.time, rt, p.nodes, _trainer_flops_per_token(p)),
         cost=prices.cost,
         checkpoint=prices.checkpoint,
         project=prices.project,
@@ -121,6 +121,14 @@ def finish(p: Plan) -> EstimateResult:
         alignment=alignment_summary(p, rt),
         warnings=tuple(warnings),
     )
+
+
+def _trainer_flops_per_token(p: Plan) -> float:
+    """FLOPs the trainer spends per trained token: the update's, plus DPO/RL's extra forwards and
+    repeated updates (so tokens/s per GPU is trained tokens, not update-only tokens)."""
+    if p.inputs.objective.objective == "sft":
+        return p.flops.per_token
+    return p.flops.total_flops / p.tokens.tokens_processed
 
 
 def estimate(inputs: EstimateInputs) -> EstimateResult:

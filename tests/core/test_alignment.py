@@ -347,3 +347,11 @@ def test_separate_rollout_gpus_count_in_the_jobs_nodes():
     )
     assert r.time.nodes == 2  # ceil((8 + 2) / 8)
     assert r.cost.job_interruptions_per_hour == pytest.approx(2 * 0.05)
+
+
+def test_trained_tokens_per_second_count_the_extra_forwards():
+    r = estimate(dpo())
+    t = r.time
+    # 2 sequences of the pair, each token: update 6N + 6·L·s·d and reference forward 2N + 2·L·s·d.
+    per_token = (6 * L2_MATMUL + 6 * 32 * 1024 * 4096) + (2 * L2_MATMUL + 2 * 32 * 1024 * 4096)
+    assert t.tokens_per_s_per_gpu == pytest.approx(t.achieved_flops_per_s / per_token)
