@@ -16,25 +16,13 @@ without torch.
 
 from __future__ import annotations
 
-import json
-import platform
-from datetime import date
 from pathlib import Path
 
 import torch
-import transformers
+from tiny_llama import CONFIG, write_record  # run as a script: its folder is on sys.path
 from torch.utils.flop_counter import FlopCounterMode
 from transformers import LlamaConfig, LlamaForCausalLM
 
-CONFIG = {
-    "num_hidden_layers": 2,
-    "hidden_size": 256,
-    "num_attention_heads": 4,
-    "num_key_value_heads": 2,
-    "intermediate_size": 512,
-    "vocab_size": 512,
-    "tie_word_embeddings": False,
-}
 SEQ = 128
 BETA = 0.1  # TRL 1.16.0 DPOConfig.beta
 OUT = Path("docs/data/measured/dpo_flops.json")
@@ -75,22 +63,13 @@ def main() -> None:
 
     record = {
         "what": "one DPO step: reference forward (no_grad) + policy forward, loss, backward",
-        "config": CONFIG,
         "seq_len": SEQ,
         "sequences": 2,
         "attention": "eager (every s x s score counted)",
         "reference": _count(reference_forward),
         "policy": _count(policy_step),
-        "versions": {
-            "torch": torch.__version__,
-            "transformers": transformers.__version__,
-            "python": platform.python_version(),
-        },
-        "machine": platform.machine(),
-        "date": date.today().isoformat(),
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    write_record(OUT, record)
     print(OUT, record["reference"]["total"], record["policy"]["total"])
 
 

@@ -13,25 +13,13 @@ per call. The record is read by tests/core/test_generation_measured.py without t
 
 from __future__ import annotations
 
-import json
-import platform
-from datetime import date
 from pathlib import Path
 
 import torch
-import transformers
+from tiny_llama import CONFIG, write_record  # run as a script: its folder is on sys.path
 from torch.utils.flop_counter import FlopCounterMode
 from transformers import LlamaConfig, LlamaForCausalLM
 
-CONFIG = {
-    "num_hidden_layers": 2,
-    "hidden_size": 256,
-    "num_attention_heads": 4,
-    "num_key_value_heads": 2,
-    "intermediate_size": 512,
-    "vocab_size": 512,
-    "tie_word_embeddings": False,
-}
 BATCH, PROMPT, NEW = 2, 32, 16
 OUT = Path("docs/data/measured/generation_flops.json")
 
@@ -71,22 +59,13 @@ def main() -> None:
         )
     record = {
         "what": "model.generate with a KV cache: one forward per call (prefill, then decoding)",
-        "config": CONFIG,
         "batch": BATCH,
         "prompt_tokens": PROMPT,
         "new_tokens": int(out.shape[1] - PROMPT),
         "attention": "eager (scores against the whole cache counted)",
         "forwards": calls,
-        "versions": {
-            "torch": torch.__version__,
-            "transformers": transformers.__version__,
-            "python": platform.python_version(),
-        },
-        "machine": platform.machine(),
-        "date": date.today().isoformat(),
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    write_record(OUT, record)
     print(OUT, len(calls), "forwards", [c["total"] for c in calls[:3]], "…")
 
 

@@ -25,3 +25,18 @@ def make(preset: str | None = None, **edits: Any) -> EstimateInputs:
         section, field = key.split("__")
         doc[section][field] = value
     return EstimateInputs.model_validate(doc)
+
+
+def hf_llama(config: dict[str, Any], **edits: Any) -> EstimateInputs:
+    """Inputs for a Llama-shaped model given as its config.json numbers (the measured records')."""
+    return make(
+        model__num_layers=config["num_hidden_layers"],
+        model__hidden_size=config["hidden_size"],
+        model__num_attention_heads=config["num_attention_heads"],
+        model__num_kv_heads=config["num_key_value_heads"],
+        model__intermediate_size=config["intermediate_size"],
+        model__vocab_size=config["vocab_size"],
+        model__tied_embeddings=config["tie_word_embeddings"],
+        model__head_dim=0,
+        **edits,
+    )

@@ -15,7 +15,7 @@ import pytest
 
 from ftcost_gui.core import estimate
 
-from .helpers import make
+from .helpers import hf_llama
 
 RECORD = Path(__file__).resolve().parents[2] / "docs" / "data" / "measured" / "dpo_flops.json"
 
@@ -27,15 +27,8 @@ def causal(part: dict) -> float:
 def test_dpo_step_flops_match_the_measured_step():
     rec = json.loads(RECORD.read_text(encoding="utf-8"))
     c, s = rec["config"], rec["seq_len"]
-    inputs = make(
-        model__num_layers=c["num_hidden_layers"],
-        model__hidden_size=c["hidden_size"],
-        model__num_attention_heads=c["num_attention_heads"],
-        model__num_kv_heads=c["num_key_value_heads"],
-        model__intermediate_size=c["intermediate_size"],
-        model__vocab_size=c["vocab_size"],
-        model__tied_embeddings=c["tie_word_embeddings"],
-        model__head_dim=0,
+    inputs = hf_llama(
+        c,
         data__mode="examples",
         data__num_examples=1,  # one pair: two sequences
         data__mean_tokens_per_example=s,

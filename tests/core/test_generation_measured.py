@@ -16,7 +16,7 @@ import pytest
 from ftcost_gui.core.architecture import effective_counts
 from ftcost_gui.core.rollout import decode_flops_per_token, prefill_flops
 
-from .helpers import make
+from .helpers import hf_llama
 
 RECORD = (
     Path(__file__).resolve().parents[2] / "docs" / "data" / "measured" / "generation_flops.json"
@@ -26,16 +26,7 @@ RECORD = (
 def test_prefill_and_every_decoding_step_match_the_measured_generation():
     rec = json.loads(RECORD.read_text(encoding="utf-8"))
     c = rec["config"]
-    m = make(
-        model__num_layers=c["num_hidden_layers"],
-        model__hidden_size=c["hidden_size"],
-        model__num_attention_heads=c["num_attention_heads"],
-        model__num_kv_heads=c["num_key_value_heads"],
-        model__intermediate_size=c["intermediate_size"],
-        model__vocab_size=c["vocab_size"],
-        model__tied_embeddings=c["tie_word_embeddings"],
-        model__head_dim=0,
-    ).model
+    m = hf_llama(c).model
     counts = effective_counts(m)
     b, p, new = rec["batch"], rec["prompt_tokens"], rec["new_tokens"]
     prefill, *steps = rec["forwards"]
