@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QWidget
 
-from ..core.results import MEMORY_PART_LABELS
+from ..core.results import MEMORY_PART_LABELS, OBJECTIVE_MEMORY_PARTS
 from ..core.series import MemoryBars
 from .base import PlotView
 
@@ -51,8 +51,6 @@ LEGEND_LABELS = {
     "rollout_weights": "vLLM weights",
     "kv_cache": "KV cache",
 }
-# Parts only DPO/GRPO/PPO runs have: listed in the legend when a bar has them.
-OBJECTIVE_PARTS = frozenset({"reference", "critic", "rollout_weights", "kv_cache"})
 MAX_BARS = 5
 WIDTH = 0.6
 
@@ -77,7 +75,7 @@ class MemoryPlot(PlotView):
             pi.addItem(item)
             self.bars[key] = item
         self._legend_keys: tuple[str, ...] = ()
-        self._show_legend(tuple(k for k in MEMORY_PART_LABELS if k not in OBJECTIVE_PARTS))
+        self._show_legend(tuple(k for k in MEMORY_PART_LABELS if k not in OBJECTIVE_MEMORY_PARTS))
         self.highlight = pg.BarGraphItem(
             x=[0], height=[0], y0=[0], width=WIDTH + 0.08, brush=None,
             pen=pg.mkPen("#000000", width=2.5, style=Qt.PenStyle.DashLine),

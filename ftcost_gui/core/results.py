@@ -88,6 +88,8 @@ MEMORY_PART_LABELS: dict[str, str] = {
     "rollout_weights": "Rollout weights (vLLM)",
     "kv_cache": "KV cache (rollouts)",
 }
+# The parts only DPO/GRPO/PPO runs have: views list them when a run has them.
+OBJECTIVE_MEMORY_PARTS = frozenset({"reference", "critic", "rollout_weights", "kv_cache"})
 
 
 class MemoryBreakdown(BaseModel):

@@ -6,7 +6,7 @@ The window's cards, table and status bar, the report and the CLI read the same s
 from __future__ import annotations
 
 from ..core.inputs import METHOD_LABELS, EstimateInputs
-from ..core.results import MEMORY_PART_LABELS, EstimateResult
+from ..core.results import MEMORY_PART_LABELS, OBJECTIVE_MEMORY_PARTS, EstimateResult
 from ..core.units import fmt_gib, fmt_hours, fmt_pct, fmt_usd
 from ..io.names import plain
 from .objective import objective_label_rows
@@ -84,6 +84,8 @@ def breakdown_rows(inputs: EstimateInputs, r: EstimateResult) -> list[tuple[str,
     rows: list[tuple[str, str, str]] = []
     mem = r.memory
     for key, value in mem.parts():
+        if not value and key in OBJECTIVE_MEMORY_PARTS:  # DPO/RL parts, listed when a run has them
+            continue
         rows.append(("Memory per GPU", MEMORY_PART_LABELS[key], fmt_gib(value, 2)))
     rows.append(("Memory per GPU", "Total", fmt_gib(mem.total_bytes, 2)))
     rows.append(("Memory per GPU", "Usable", fmt_gib(mem.usable_bytes, 2)))

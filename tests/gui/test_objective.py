@@ -82,3 +82,20 @@ def test_the_project_example_adds_up_its_stages_in_compare(window, qtbot):
     qtbot.waitUntil(lambda: "GPU-h held" in stages.text())
     assert "27.0 GPU-h held" in stages.text()
     assert "$54.00–$108" in stages.text() and "21.4%" in stages.text()
+
+
+def test_breakdown_lists_objective_parts_only_when_a_run_has_them():
+    from ftcost_gui.core.results import MEMORY_PART_LABELS
+    from ftcost_gui.present.figures import breakdown_rows
+
+    from ..core.helpers import make
+
+    def memory_items(**edits):
+        inputs = make("llama-3.1-8b", **edits)
+        return {item for group, item, _ in breakdown_rows(inputs, estimate(inputs))
+                if group == "Memory per GPU"}  # fmt: skip
+
+    sft = memory_items()
+    assert MEMORY_PART_LABELS["kv_cache"] not in sft and MEMORY_PART_LABELS["reference"] not in sft
+    grpo = memory_items(objective__objective="grpo")
+    assert MEMORY_PART_LABELS["kv_cache"] in grpo and MEMORY_PART_LABELS["rollout_weights"] in grpo
