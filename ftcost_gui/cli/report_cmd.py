@@ -105,7 +105,7 @@ def _run(args: argparse.Namespace) -> int:
     for fmt, path in targets.items():
         _check_target(path, f"--{fmt}")
     if "md" in targets and not getattr(args, "force", False):
-        from ..report.content import existing_markdown_images
+        from ..report.markdown import existing_markdown_images
 
         clashes = existing_markdown_images(targets["md"])
         if clashes:

@@ -1,7 +1,7 @@
 """Reports: PDF, self-contained HTML and Markdown of a whole estimate document.
 
-``content`` is Qt-free (the text, built from present/); ``render`` draws the plots offscreen from
-the window's plot classes and writes the PDF (imports Qt when called).
+``content``, ``html`` and ``markdown`` are Qt-free (the text, worded by present/); ``render``
+draws the plots offscreen with charts/ and writes the PDF (imports Qt when called).
 """
 
 from __future__ import annotations
@@ -13,8 +13,16 @@ __all__ = ["Report", "report_html", "report_markdown", "write_html", "write_mark
 
 def __getattr__(name: str) -> Any:
     # Lazy: the builders load on first export.
-    if name in __all__:
-        from . import content
+    if name == "Report":
+        from .content import Report
 
-        return getattr(content, name)
+        return Report
+    if name in ("report_html", "write_html"):
+        from . import html
+
+        return getattr(html, name)
+    if name in __all__:
+        from . import markdown
+
+        return getattr(markdown, name)
     raise AttributeError(name)

@@ -12,7 +12,9 @@ from pathlib import Path
 
 from .. import __version__
 from ..core.series import Outcomes, document_series
-from .content import Report, report_html, write_html, write_markdown
+from .content import Report
+from .html import report_html, write_html
+from .markdown import write_markdown
 
 PDF_DPI = 96
 MARGIN_MM = 15.0

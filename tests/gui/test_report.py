@@ -187,6 +187,7 @@ def test_cli_report_in_a_fresh_process_sets_offscreen(tmp_path):
 def test_report_text_builders_do_not_load_qt():
     code = (
         "import sys, ftcost_gui.report, ftcost_gui.report.content, ftcost_gui.present.tables,"
+        " ftcost_gui.report.html, ftcost_gui.report.markdown,"
         " ftcost_gui.cli.csv_out, ftcost_gui.cli.report_cmd;"
         "print([m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph')])"
     )

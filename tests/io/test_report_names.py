@@ -12,7 +12,9 @@ from ftcost_gui.core import estimate
 from ftcost_gui.core.document import EstimateDocument, Scenario
 from ftcost_gui.core.inputs import EstimateInputs
 from ftcost_gui.io.estimate_file import EstimateFileError, dumps_document, loads_document
-from ftcost_gui.report.content import Report, report_html, report_markdown, write_html
+from ftcost_gui.report.content import Report
+from ftcost_gui.report.html import report_html, write_html
+from ftcost_gui.report.markdown import report_markdown
 
 EVIL = '<img src=x onerror="alert(1)"> [x](http://e.vil) | **b**'
 

@@ -163,7 +163,7 @@ class Exports(QObject):
         )
         replace = False
         if fmt == "md":
-            from ...report.content import existing_markdown_images
+            from ...report.markdown import existing_markdown_images
 
             clashes = existing_markdown_images(path)
             if clashes:
