@@ -19,12 +19,14 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from .. import __version__
+from ..core.catalog import EffectiveRow, merge_catalogs
 from ..core.compare import compare_gpus, rank_by_cost, rank_by_wall_clock
+from ..core.defaults import PRICE_FIELDS, mark_typed_price, new_inputs
 from ..core.estimate import estimate
 from ..core.inputs import EstimateInputs
 from ..io.catalog_store import CatalogError
 from ..io.estimate_file import EstimateFileError, load_estimate, save_estimate
-from ..io.resources import builtin_presets
+from ..io.resources import builtin_catalog, builtin_presets
 from .common import EXIT_OK, EXIT_USAGE, CliError, Parser, fail
 from .csv_out import CsvOutputError, add_csv_flag, check_csv_args, emit_csv, scenario_name
 from .documents import (
@@ -45,7 +47,7 @@ from .flags import (
     range_text,
     section_groups,
 )
-from .lookup import CatalogView, find_gpu, find_model
+from .lookup import CatalogView, find_gpu_row, find_model
 from .paths import check_output
 from .report_cmd import add_report_parser, run_report
 from .tables import format_catalogs, format_compare, format_gpus, format_models
@@ -155,13 +157,23 @@ def inputs_from_args(
     ``--model`` and ``--gpu`` replace their section first; the field flags apply on top.
     ``--gpu`` is looked up in ``catalog`` (the effective catalog), else in the built-in one.
     """
-    base = load_estimate(args.file) if args.file else EstimateInputs()
+
+    def rows() -> list[EffectiveRow]:  # read only when needed: a file alone reads no catalog
+        return catalog.rows if catalog is not None else merge_catalogs(builtin_catalog())
+
+    # A new estimate is the window's: the shared defaults on the active catalog's GPU and prices.
+    base = load_estimate(args.file) if args.file else new_inputs(rows())
     doc = base.model_dump()
     if args.model is not None:
         doc["model"] = find_model(args.model)
     if args.gpu is not None:
-        doc["hardware"]["gpu"] = find_gpu(args.gpu, catalog.rows if catalog is not None else None)
-    apply_flags(doc, given_values(args))
+        row = find_gpu_row(args.gpu, rows())
+        doc["hardware"]["gpu"] = row.gpu.to_spec().model_dump()
+        doc["hardware"]["price_origin"] = row.origin
+    given = given_values(args)
+    apply_flags(doc, given)
+    if any(path.split(".")[-1] in PRICE_FIELDS for path in given):
+        mark_typed_price(doc["hardware"])
     return EstimateInputs.model_validate(doc)
 
 

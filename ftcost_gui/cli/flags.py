@@ -65,7 +65,8 @@ CHOICE_ALIASES: dict[str, dict[str, str]] = {
         "qlora": "qlora",
     },
 }
-# Two-choice fields shown as --flag / --no-flag: (value for --flag, value for --no-flag).
+# Choice fields also written as --flag / --no-flag: (value for a bare --flag, value for
+# --no-flag); --flag VALUE takes any of the field's choices (checkpointing: auto, none, full).
 BOOL_CHOICES: dict[str, tuple[str, str]] = {"training.checkpointing": ("full", "none")}
 # What a flag sets besides its own field.
 IMPLIES: dict[str, dict[str, Any]] = {
@@ -225,7 +226,10 @@ def default_text(flag: InputFlag) -> str:
     if value is None:
         return "none"
     if flag.kind == "bool_choice":
-        return flag.option if value == BOOL_CHOICES[flag.path][0] else f"--no-{flag.option[2:]}"
+        on, off = BOOL_CHOICES[flag.path]
+        if value in (on, off):
+            return flag.option if value == on else f"--no-{flag.option[2:]}"
+        return f"{flag.option} {value}"
     if flag.kind == "bool":
         return flag.option if value else f"--no-{flag.option[2:]}"
     if flag.kind == "choice":
@@ -254,7 +258,7 @@ def help_text(flag: InputFlag) -> str:
             facts.append(f"0 = {spec.zero_text}")
     if flag.kind == "bool_choice":
         on, off = BOOL_CHOICES[flag.path]
-        facts.append(f"{flag.option} = {on}, --no-{flag.option[2:]} = {off}")
+        facts.append(f"{flag.option} alone = {on}, --no-{flag.option[2:]} = {off}")
     if flag.kind == "choice" and CHOICE_ALIASES.get(flag.path):
         facts.append(
             ", ".join(f"{k} = {v}" for k, v in CHOICE_ALIASES[flag.path].items() if k != v)
@@ -317,8 +321,20 @@ def add_input_flags(parser: argparse.ArgumentParser, groups: dict[str, Any]) -> 
                 target = exclusive[key]
         help_ = help_text(flag).replace("%", "%%")
         common = {"dest": flag.dest, "default": argparse.SUPPRESS, "help": help_}
-        if flag.kind in ("bool", "bool_choice"):
+        if flag.kind == "bool":
             target.add_argument(flag.option, action=argparse.BooleanOptionalAction, **common)
+            continue
+        if flag.kind == "bool_choice":
+            on, off = BOOL_CHOICES[flag.path]
+            choice = Choice(flag.spec.choices, {})
+            metavar = "{" + ",".join(flag.spec.choices) + "}"
+            target.add_argument(
+                flag.option, nargs="?", const=on, type=choice, metavar=metavar, **common
+            )
+            target.add_argument(
+                f"--no-{flag.option[2:]}", action="store_const", const=off, dest=flag.dest,
+                default=argparse.SUPPRESS, help=f"same as {flag.option} {off}",
+            )  # fmt: skip
             continue
         metavar = flag.metavar
         if flag.kind == "choice":
@@ -347,9 +363,6 @@ def apply_flags(doc: dict[str, Any], given: Mapping[str, Any]) -> None:
         for other, value in flags[path].implies.items():
             set_path(doc, other, value)
     for path, value in given.items():
-        flag = flags[path]
-        if flag.kind == "bool_choice":
-            value = BOOL_CHOICES[path][0 if value else 1]
         set_path(doc, path, value)
 
 

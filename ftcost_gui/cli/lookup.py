@@ -123,15 +123,20 @@ class CatalogView:
         return scan.entries(), scan.active
 
 
-def find_gpu(key: str, rows: list[EffectiveRow] | None = None) -> dict[str, Any]:
-    """The GPU spec (with its catalog prices) by id or name in ``rows`` (default: built-in)."""
+def find_gpu_row(key: str, rows: list[EffectiveRow] | None = None) -> EffectiveRow:
+    """The catalog row by GPU id or name in ``rows`` (default: built-in)."""
     if rows is None:
         rows = merge_catalogs(builtin_catalog())
     row = find_row(rows, key)
     if row is None:
         names = [(alias, r.gpu.name) for r in rows for alias in (r.gpu.id, r.gpu.name)]
         raise CliError(f"unknown GPU {quoted(key)}{suggest(key, names)} (see 'ftcost gpus')")
-    return row.gpu.to_spec().model_dump()
+    return row
+
+
+def find_gpu(key: str, rows: list[EffectiveRow] | None = None) -> dict[str, Any]:
+    """The GPU spec (with its catalog prices) by id or name in ``rows`` (default: built-in)."""
+    return find_gpu_row(key, rows).gpu.to_spec().model_dump()
 
 
 def _is_path(key: str) -> bool:

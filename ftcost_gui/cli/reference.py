@@ -46,7 +46,7 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
 
 
 def _usage(action: argparse.Action) -> str:
-    """How the flag is written: ``--tokens N``, ``--packing`` / ``--no-packing``, ``FILE``."""
+    """How the flag is written: ``--tokens N``, ``--offload`` / ``--no-offload``, ``FILE``."""
     if not action.option_strings:
         return f"`{action.metavar or action.dest}`"
     if isinstance(action, argparse.BooleanOptionalAction):

@@ -111,9 +111,11 @@ def format_compare(
     cheapest = cheapest_fitting(ranked)
     by_text = "cost per run (on-demand)" if by == "cost" else "held wall-clock"
     count = "fewest GPUs that fit" if tr.auto_gpu_count else f"{tr.num_gpus} GPU(s)"
+    pinned = inputs.efficiency.mfu
+    mfu = "each GPU's own MFU" if pinned is None else f"MFU {fmt_pct(pinned)} pinned for all"
     lines = [
-        f"{term(inputs.model.name)} · {METHOD_LABELS[tr.method]} · {count} · MFU "
-        f"{fmt_pct(inputs.efficiency.mfu)} · catalog '{term(catalog)}'",
+        f"{term(inputs.model.name)} · {METHOD_LABELS[tr.method]} · {count} · {mfu} · catalog "
+        f"'{term(catalog)}'",
         f"Ranked by {by_text}; GPUs that fit first. * = cheapest GPU that fits.",
         "",
     ]

@@ -94,16 +94,17 @@ def rl_shape(inputs: EstimateInputs) -> RlShape:
 def objective_tokens(inputs: EstimateInputs, warnings: list[str]) -> TokenSummary:
     """D of the policy update: the data (SFT), both sequences of a pair (DPO), the rollouts (RL)."""
     ob, data = inputs.objective, inputs.data
+    rows = inputs.training.micro_batch
     if ob.objective == "sft":
-        return count_tokens(data, warnings)
+        return count_tokens(data, rows, warnings)
     if ob.objective == "dpo":
-        t = count_tokens(data, warnings)
-        packed = data.packing and not data.useful_fraction_override
+        t = count_tokens(data, rows, warnings)
+        packed = data.padding == "pack" and not data.useful_fraction_override
         if data.mode == "examples" and packed and inputs.training.micro_batch > 1:
             warnings.append(
                 "TRL 1.16.0's DPOTrainer does not pack pairs (padding_free falls back to padding "
-                "to the longest sequence of the micro-batch): turn packing off, or give the "
-                "useful-token fraction you measured."
+                "to the longest sequence of the micro-batch): choose padding to the longest, or "
+                "give the useful-token fraction you measured."
             )
         if data.mode == "tokens":  # a token total counts chosen and rejected tokens already
             return t
@@ -115,6 +116,8 @@ def objective_tokens(inputs: EstimateInputs, warnings: list[str]) -> TokenSummar
             seq_len=t.seq_len,
             sequences_per_epoch=2 * t.sequences_per_epoch,
             fraction_source=t.fraction_source,
+            row_tokens=t.row_tokens,
+            useful_per_example=t.useful_per_example,
         )
     shape = rl_shape(inputs)
     useful = shape.steps * shape.trained_tokens_per_step
@@ -137,6 +140,9 @@ def objective_tokens(inputs: EstimateInputs, warnings: list[str]) -> TokenSummar
             else useful / (ob.mean_prompt_tokens + ob.mean_completion_tokens)
         ),
         fraction_source="given" if data.useful_fraction_override else "rollouts",
+        # a rollout row: its mean prompt + completion, as the trained tokens count it (time)
+        row_tokens=float(ob.mean_prompt_tokens + ob.mean_completion_tokens),
+        useful_per_example=float(ob.mean_prompt_tokens + ob.mean_completion_tokens),
     )
 
 

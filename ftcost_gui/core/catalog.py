@@ -19,6 +19,7 @@ from pydantic import (
 from ._field import fld
 from .architecture import ModelSpec
 from .inputs import GpuSpec
+from .throughput import MAMF_AS_OF, achievable_rule
 
 PricingTier = Literal["on_demand", "spot", "committed_1y", "committed_3y"]
 TIER_LABELS: dict[str, str] = {
@@ -91,7 +92,7 @@ class GpuCatalog(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     format: Literal["ftcost-gpu-catalog"] = "ftcost-gpu-catalog"
-    version: int = 2
+    version: int = 3
     name: str
     description: str = ""
     gpus: tuple[CatalogGpu, ...] = Field(default=())
@@ -142,6 +143,51 @@ class PresetLibrary(BaseModel):
             if p.hf_id and p.hf_id.lower() == k:
                 return p
         return None
+
+
+# --- The time model's columns of a row that predates them -------------------------------------
+
+TIME_COLUMNS: tuple[str, ...] = (
+    "gpus_per_node",
+    "network",
+    "network_gbit_s",
+    "rent_unit_gpus",
+    "achievable_fraction",
+    "achievable_source",
+    "achievable_as_of",
+)
+"""Columns a row of an older catalog or CSV may lack; ``fill_time_columns`` supplies them."""
+
+
+def fill_time_columns(row: Mapping[str, Any], note: str = "") -> dict[str, Any]:
+    """The row with its missing (or None) time-model columns filled.
+
+    The achievable fraction takes the documented rule for the row's vendor and name
+    (core/throughput.py, marked 'rule: …'); a node is 8 GPUs rented one by one; a data-centre
+    fabric (NVLink, Infinity Fabric, ICI) gets InfiniBand 8 × 400 Gb/s, anything else 100 Gb/s
+    Ethernet: typical machines of each kind, to be edited to the provider's.
+    """
+    out = dict(row)
+    vendor, name = out.get("vendor"), out.get("name")
+    datacentre = out.get("interconnect") in ("nvlink", "infinity_fabric", "ici")
+    typical: dict[str, Any] = {
+        "gpus_per_node": 8,
+        "network": "infiniband" if datacentre else "ethernet",
+        "network_gbit_s": 3200.0 if datacentre else 100.0,
+        "rent_unit_gpus": 1,
+    }
+    for key, value in typical.items():
+        if out.get(key) is None:
+            out[key] = value
+    if out.get("achievable_fraction") is None:
+        rule = achievable_rule(vendor if isinstance(vendor, str) else "", str(name or ""))
+        out["achievable_fraction"] = round(rule.fraction, 3)
+        out["achievable_source"] = out.get("achievable_source") or rule.source + note
+        out["achievable_as_of"] = out.get("achievable_as_of") or MAMF_AS_OF
+    else:
+        out["achievable_source"] = out.get("achievable_source") or "given"
+        out.setdefault("achievable_as_of", "")
+    return out
 
 
 # --- Effective catalog: built-in rows overridden by a user catalog ---------------------------

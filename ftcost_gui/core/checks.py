@@ -78,19 +78,21 @@ def simple_rules(
     tokens: TokenSummary,
     peak_flops_per_s: float,
     usable_bytes: float,
+    mfu: float,
+    ckpt: bool,
 ) -> SimpleRules:
-    """The articles' napkin figures: coef·N·D, (coef·N + attn·L·s·h)·D, bytes/param × N."""
+    """The articles' napkin figures: coef·N·D, (coef·N + attn·L·s·h)·D, bytes/param × N, at the
+    estimate's MFU and checkpointing."""
     m: ModelSpec = inputs.model
-    tr, eff = inputs.training, inputs.efficiency
+    tr = inputs.training
     recipe = RECIPES[tr.method]
-    ckpt = tr.checkpointing == "full"
     s, d = tokens.seq_len, tokens.tokens_processed
     coef = simple_coefficient(recipe.full, ckpt)
     n_active = counts.total_active
     flops = coef * n_active * d
     attn_coef = 8.0 if ckpt else 6.0
     flops_attn = (coef * n_active + attn_coef * m.num_layers * s * m.hidden_size) * d
-    rate = peak_flops_per_s * eff.mfu
+    rate = peak_flops_per_s * mfu
     state = counts.total * recipe.bytes_per_param
     return build(
         SimpleRules,

@@ -10,27 +10,33 @@ depend on the MFU; ``estimate`` finishes it at the inputs' MFU, ``sweep`` at man
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import NamedTuple
 
 from . import alignment, rollout
 from .alignment import ExtraFlops, RlShape
 from .architecture import ParamCounts, effective_counts
 from .checks import measured_mfu, simple_rules, step_check
+from .comm import comm_plan, default_overlap, link_for
 from .inputs import EstimateInputs
-from .memory import RECIPES
-from .memory_step import MemoryInputs, memory_per_gpu
-from .params import NO_ADAPTERS, lora_adapters, param_summary
+from .layout import Option, Rented, choose_checkpointing, memory_status, rented
+from .memory import ADAPTER_WEIGHT_BYTES, RECIPES, base_weight_bytes
+from .memory_step import MemoryInputs, MemoryStep, memory_per_gpu
+from .params import NO_ADAPTERS, Adapters, lora_adapters, param_summary
 from .results import (
     EstimateResult,
     FlopBreakdown,
+    LayoutSummary,
     MemoryBreakdown,
     ParamSummary,
     TokenSummary,
     build,
 )
 from .rl_summary import alignment_summary
+from .throughput import choose_mfu, default_mfu
 from .time_cost import (
     Checkpoint,
+    RunTime,
     TimePlan,
     plan_time,
     price_run,
@@ -38,8 +44,10 @@ from .time_cost import (
     run_time,
     spot_factor,
     time_breakdown,
+    trainable_grad_bytes,
 )
 from .tokens import count_flops
+from .units import fmt_gib
 
 
 class Plan(NamedTuple):
@@ -61,63 +69,232 @@ class Plan(NamedTuple):
     extra_flops: ExtraFlops
     shape: RlShape | None
     engines: rollout.Engines | None
+    layout: Layout
+    alternative: Layout | None  # checkpointing "auto": the other setting, for comparison
+
+
+class Layout(NamedTuple):
+    """One way to run the job: checkpointing or not, and what follows from it."""
+
+    checkpointing: bool
+    step: MemoryStep  # memory on the training GPUs
+    near_limit: bool
+    gpus_needed: int | None
+    rent: Rented
+    flops: FlopBreakdown
+    time: TimePlan
+    reason: str
+    policy_flops: float
+    extra_flops: ExtraFlops
+    engines: rollout.Engines | None
+
+
+def _memory_step(
+    mi: MemoryInputs, ckpt: bool, num_gpus: int | None, counts: ParamCounts,
+    adapters: Adapters, warnings: list[str],
+) -> MemoryStep:  # fmt: skip
+    """Memory with checkpointing resolved (and, given ``num_gpus``, on that many GPUs)."""
+    update: dict[str, object] = {"checkpointing": "full" if ckpt else "none"}
+    if num_gpus is not None:
+        update.update(auto_gpu_count=False, num_gpus=num_gpus)
+    training = mi.training.model_copy(update=update)
+    return memory_per_gpu(replace(mi, training=training), counts, adapters, warnings)
+
+
+def _option(ckpt: bool, step: MemoryStep, inputs: EstimateInputs, node: int) -> Option:
+    b, gpu, hw = step.breakdown, inputs.hardware.gpu, inputs.hardware
+    needed = b.gpus_needed if inputs.training.auto_gpu_count else step.num_gpus
+    rent = None if needed is None else rented(needed, node, gpu.rent_unit_gpus, hw.rent_whole_units)
+    status = memory_status(b.fits, b.headroom_bytes, b.usable_bytes, hw.near_limit_fraction)
+    return Option(ckpt, needed, b.fits, rent, status == "near_limit")
+
+
+def _layout(
+    inputs: EstimateInputs, counts: ParamCounts, adapters: Adapters, tokens: TokenSummary,
+    ckpt: bool, step: MemoryStep, mi: MemoryInputs, node: int, checkpoint: Checkpoint,
+    reason: str, warnings: list[str], shape: RlShape | None,
+) -> Layout:  # fmt: skip
+    """GPUs rented and trained on, FLOPs, MFU and communication for one checkpointing choice."""
+    m, tr, hw, gpu, eff = (
+        inputs.model,
+        inputs.training,
+        inputs.hardware,
+        inputs.hardware.gpu,
+        inputs.efficiency,
+    )
+    full = RECIPES[tr.method].full
+    needed = step.num_gpus
+    rent = rented(needed, node, gpu.rent_unit_gpus, hw.rent_whole_units)
+    n = rent.gpus if tr.auto_gpu_count else needed
+    if n != step.num_gpus:  # the job trains on every rented GPU: memory on that many
+        step = _memory_step(mi, ckpt, n, counts, adapters, [])
+    flops = count_flops(m, counts.matmul_active, adapters.active, full, ckpt, tokens)
+    # DPO/GRPO/PPO (alignment.py, rollout.py): the policy update's epochs and the extra forwards
+    # run on the trainer at its MFU; the rollouts from rollout.generation_plans.
+    per_token = flops.per_token
+    policy_flops = flops.total_flops * (inputs.objective.policy_epochs if shape else 1)
+    extra = alignment.extra_flops(inputs, counts, tokens, adapters.active)
+    if policy_flops + extra.total != flops.total_flops:
+        flops = flops.model_copy(update={"total_flops": policy_flops + extra.total})
+    generation = rollout.generation_plans(inputs, counts, shape, n, warnings)
+    ev, rl_gen, engines = generation
+    tokens_mb = tr.micro_batch * tokens.row_tokens
+    # The trainer's FLOPs per processed token: the policy update, its epochs and the extra
+    # forwards (DPO/RL) all run in micro-batches of these rows.
+    work_per_token = flops.total_flops / tokens.tokens_processed
+    quantized = counts.decoder_linear if tr.method == "qlora" else 0.0
+    d = default_mfu(
+        tr.method, tokens_mb, work_per_token, gpu.bf16_tflops, gpu.achievable_fraction,
+        quantized, gpu.memory_bandwidth_gb_s, ckpt,
+    )  # fmt: skip
+    mfu = choose_mfu(eff.mfu, eff.stack_efficiency, d)
+    link = link_for(
+        n, node, gpu.interconnect, gpu.interconnect_gb_s, gpu.network, gpu.network_gbit_s
+    )
+    grads = trainable_grad_bytes(tr.method, counts.total, adapters.total)
+    stored = base_weight_bytes(tr.method, counts) + adapters.total * ADAPTER_WEIGHT_BYTES
+    # The forward is 2·N + 2·L·s·d of the per-token FLOPs; the rest (backward, recompute) is the
+    # window DDP's all-reduce can hide in (comm.py).
+    forward = 2.0 * counts.matmul_active + 2.0 * m.num_layers * tokens.seq_len * m.q_dim
+    backward_share = max(0.0, 1.0 - forward / per_token)
+    overlap = eff.comm_overlap
+    if overlap is None:
+        overlap = default_overlap(tr.sharding, backward_share, tr.grad_accum)
+    comm = comm_plan(
+        tr.sharding, n, link, grads, stored, tr.grad_accum, overlap, eff.comm_overlap is not None
+    )
+    time = plan_time(
+        inputs, counts, flops.total_flops, tokens.tokens_processed, tokens_mb * tr.grad_accum,
+        (n, rent.gpus, node), comm, mfu, checkpoint,
+        (ev, rl_gen, engines.extra_gpus if engines else 0),
+    )  # fmt: skip
+    b = step.breakdown
+    near = memory_status(b.fits, b.headroom_bytes, b.usable_bytes, hw.near_limit_fraction)
+    return Layout(
+        ckpt, step, near == "near_limit", b.gpus_needed, rent, flops, time, reason,
+        policy_flops, extra, engines,
+    )  # fmt: skip
 
 
 def plan(inputs: EstimateInputs) -> Plan:
     """Parameters, tokens, FLOPs, memory and GPUs, and the MFU-free part of the time."""
-    m, tr, gpu = inputs.model, inputs.training, inputs.hardware.gpu
+    m, tr, hw, gpu = inputs.model, inputs.training, inputs.hardware, inputs.hardware.gpu
     warnings: list[str] = []
     counts = effective_counts(m)
     full = RECIPES[tr.method].full
     adapters = NO_ADAPTERS if full else lora_adapters(m, counts, tr)
     tokens = alignment.objective_tokens(inputs, warnings)
-    ckpt = tr.checkpointing == "full"
-    flops = count_flops(m, counts.matmul_active, adapters.active, full, ckpt, tokens)
-    rl = alignment.is_rl(inputs.objective)
-    policy_flops = flops.total_flops * (inputs.objective.policy_epochs if rl else 1)
-    extra = alignment.extra_flops(inputs, counts, tokens, adapters.active)
-    if policy_flops + extra.total != flops.total_flops:  # the trainer runs them all at the MFU
-        flops = flops.model_copy(update={"total_flops": policy_flops + extra.total})
-    memory, n = memory_per_gpu(MemoryInputs.of(inputs), counts, adapters, warnings)
-    shape = alignment.rl_shape(inputs) if rl else None
-    ev, rl_gen, engines = rollout.generation_plans(inputs, counts, shape, n, warnings)
-    extra_gpus = engines.extra_gpus if engines else 0
+    shape = alignment.rl_shape(inputs) if alignment.is_rl(inputs.objective) else None
+    node = hw.gpus_per_node or gpu.gpus_per_node
+    mi = MemoryInputs.of(inputs)
+    checkpoint = resumable_checkpoint(tr.method, counts, adapters)
+    alternative: Layout | None = None
+    if tr.checkpointing == "auto":
+        # Memory is cheap arithmetic: both settings, then the time of each from one plan.
+        w_on: list[str] = []
+        w_off: list[str] = []
+        on = _memory_step(mi, True, None, counts, adapters, w_on)
+        off = _memory_step(mi, False, None, counts, adapters, w_off)
+        ckpt, reason = choose_checkpointing(
+            _option(False, off, inputs, node), _option(True, on, inputs, node), tr.auto_gpu_count
+        )
+        step, other, other_w = (on, off, w_off) if ckpt else (off, on, w_on)
+        warnings += w_on if ckpt else w_off
+        args = (counts, adapters, tokens)
+        chosen = _layout(inputs, *args, ckpt, step, mi, node, checkpoint, reason, warnings, shape)
+        if other.breakdown.fits:  # a road that cannot be taken has no time or cost to show
+            alternative = _layout(
+                inputs, *args, not ckpt, other, mi, node, checkpoint, "", other_w, shape
+            )  # fmt: skip
+    else:
+        ckpt = tr.checkpointing == "full"
+        step = memory_per_gpu(mi, counts, adapters, warnings)
+        chosen = _layout(
+            inputs, counts, adapters, tokens, ckpt, step, mi, node, checkpoint, "as set",
+            warnings, shape,
+        )  # fmt: skip
     if not gpu.bf16_supported:
         warnings.append(f"{gpu.name} has no BF16: timings use its FP16 rate (FP16 + loss scaling).")
-    checkpoint = resumable_checkpoint(tr.method, counts, adapters)
-    time = plan_time(
-        inputs, counts, flops.total_flops, tokens.tokens_processed, n, checkpoint,
-        (ev, rl_gen, extra_gpus),
-    )  # fmt: skip
-    # The job's nodes: the trainer's GPUs and any rollout GPUs held beside them (spot's λ counts
-    # every node the job needs).
-    nodes = math.ceil((n + extra_gpus) / inputs.hardware.gpus_per_node)
+    # The job's nodes: the rented trainer GPUs and any rollout GPUs held beside them (spot's λ
+    # counts every node the job needs).
+    nodes = math.ceil((chosen.rent.gpus + chosen.time.extra_gpus) / node)
     return Plan(
-        inputs, counts, param_summary(counts, adapters, full), tokens, flops, memory, checkpoint,
-        time, nodes, tuple(warnings), policy_flops, extra, shape, engines,
+        inputs, counts, param_summary(counts, adapters, full), tokens, chosen.flops,
+        chosen.step.breakdown, checkpoint, chosen.time, nodes, tuple(warnings),
+        chosen.policy_flops, chosen.extra_flops, shape, chosen.engines, chosen, alternative,
     )  # fmt: skip
+
+
+def _layout_summary(p: Plan, alt_rt: RunTime | None) -> LayoutSummary:
+    inputs, lay, alt = p.inputs, p.layout, p.alternative
+    hw, mem = inputs.hardware, p.memory
+    status = memory_status(mem.fits, mem.headroom_bytes, mem.usable_bytes, hw.near_limit_fraction)
+    return build(
+        LayoutSummary,
+        gpus_needed=lay.gpus_needed,
+        num_gpus=p.time.num_gpus,
+        rented_gpus=lay.rent.gpus,
+        nodes=lay.rent.nodes,
+        node_size=lay.rent.node_size,
+        rent_unit_gpus=hw.gpu.rent_unit_gpus,
+        rounded_up=lay.rent.rounded,
+        checkpointing_mode=inputs.training.checkpointing,
+        checkpointing=lay.checkpointing,
+        checkpointing_reason=lay.reason,
+        alt_checkpointing=None if alt is None else alt.checkpointing,
+        alt_gpus_needed=None if alt is None else alt.gpus_needed,
+        alt_rented_gpus=None if alt is None else alt.rent.gpus,
+        alt_fits=None if alt is None else alt.step.breakdown.fits,
+        alt_near_limit=None if alt is None else alt.near_limit,
+        alt_on_demand_usd=None if alt_rt is None else alt_rt.on_demand_usd,
+        alt_held_wall_s=None if alt_rt is None else alt_rt.held_wall_s,
+        memory_status=status,
+        near_limit_fraction=hw.near_limit_fraction,
+        headroom_fraction=mem.headroom_bytes / mem.usable_bytes,
+        price_origin=hw.price_origin,
+        price_as_of=hw.gpu.price_as_of,
+        price_source=hw.gpu.price_source,
+    )
 
 
 def finish(p: Plan) -> EstimateResult:
-    """The estimate at the inputs' MFU and prices."""
+    """The estimate at the MFU the plan chose and the inputs' prices."""
     inputs = p.inputs
     warnings = list(p.warnings)
-    rt = run_time(p.time, inputs.efficiency.mfu, inputs.hardware.gpu.on_demand_usd_per_hour)
+    od = inputs.hardware.gpu.on_demand_usd_per_hour
+    rt = run_time(p.time, p.time.mfu.mfu, od)
     prices = price_run(inputs, p.time, rt, p.checkpoint, p.nodes, warnings)
+    alt_rt = None
+    if p.alternative is not None:
+        alt = p.alternative.time
+        alt_rt = run_time(alt, alt.mfu.mfu, od)
+    layout = _layout_summary(p, alt_rt)
+    if layout.memory_status == "near_limit":
+        mem = p.memory
+        warnings.append(
+            f"Near the memory limit: {fmt_gib(mem.headroom_bytes)} free of "
+            f"{fmt_gib(mem.usable_bytes)} usable per GPU ({layout.headroom_fraction:.1%}, under "
+            f"the {layout.near_limit_fraction:.0%} margin): allocator fragmentation or a longer "
+            "batch can run out of memory."
+        )
     peak, n = p.time.peak, p.time.num_gpus
+    mfu = p.time.mfu.mfu
     return build(
         EstimateResult,
         params=p.params,
         tokens=p.tokens,
         flops=p.flops,
         memory=p.memory,
+        layout=layout,
         time=time_breakdown(inputs, p.time, rt, p.nodes, _trainer_flops_per_token(p)),
         cost=prices.cost,
         checkpoint=prices.checkpoint,
         project=prices.project,
         step_check=step_check(inputs, p.tokens, p.flops, n, peak, warnings),
         measured_mfu=measured_mfu(inputs, p.flops, peak, warnings),
-        simple=simple_rules(inputs, p.counts, p.tokens, peak, p.memory.usable_bytes),
+        simple=simple_rules(
+            inputs, p.counts, p.tokens, peak, p.memory.usable_bytes, mfu, p.layout.checkpointing
+        ),
         alignment=alignment_summary(p, rt),
         warnings=tuple(warnings),
     )

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ._field import fld
 from .architecture import LoraTarget, ModelSpec
 from .objective import ObjectiveSpec
+from .throughput import MAMF_TFLOPS
 
 Method = Literal["full_amp_adamw", "full_adamw_8bit", "full_bf16_adamw", "lora", "qlora"]
 METHOD_LABELS: dict[str, str] = {
@@ -28,14 +29,28 @@ SHARDING_LABELS: dict[str, str] = {
     "zero2": "ZeRO-2 (+ gradients)",
     "zero3": "ZeRO-3 / FSDP full shard",
 }
-Checkpointing = Literal["none", "full"]
+Checkpointing = Literal["auto", "none", "full"]
+CHECKPOINTING_LABELS: dict[str, str] = {
+    "auto": "Auto: only when the run needs it",
+    "none": "Off",
+    "full": "Full (recompute every layer)",
+}
 AttentionImpl = Literal["flash", "eager"]
 LossImpl = Literal["standard", "chunked"]
 Interconnect = Literal["nvlink", "pcie", "infinity_fabric", "ici", "ethernet", "thunderbolt"]
+Network = Literal["infiniband", "ethernet", "ici", "thunderbolt"]
+Padding = Literal["longest", "max_length", "pack"]
+PADDING_LABELS: dict[str, str] = {
+    "longest": "Pad to the longest in each micro-batch",
+    "max_length": "Pad every row to the max length",
+    "pack": "Pack examples into full rows",
+}
+Communication = Literal["links", "table"]
 DataMode = Literal["examples", "tokens"]
 Billing = Literal["on_demand", "spot"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+MAMF_H100 = round(MAMF_TFLOPS["H100"][0] / MAMF_TFLOPS["H100"][1], 3)
 
 
 class DataSpec(BaseModel):
@@ -88,17 +103,31 @@ class DataSpec(BaseModel):
         ge=16,
         le=10**7,
     )
-    packing: bool = fld(
-        True,
-        "Sequence packing",
-        "Concatenate examples into full rows with correct masking: almost no padding (article "
-        "001, 'Utilization'). Off: every example is padded to the max sequence length.",
+    padding: Padding = fld(
+        "longest",
+        "Batching",
+        "longest: a data loader pads each micro-batch to its longest row (transformers' default "
+        "collator): no padding at micro-batch 1. max_length: every row padded to the max "
+        "sequence length. pack: examples concatenated into full rows with correct masking, "
+        "nothing padded (article 001, 'Utilization').",
+    )
+    length_cv: float = fld(
+        0.5,
+        "Length spread",
+        "Spread of the example lengths: standard deviation ÷ mean (0: all the same length). "
+        "Decides how much padding to the longest in a micro-batch costs and how much truncation "
+        "at the max length loses. 0.5 is an assumption: measure your data's.",
+        "× mean",
+        ge=0,
+        le=20,
+        step=0.1,
+        decimals=2,
     )
     useful_fraction_override: float | None = fld(
         None,
         "Useful-token fraction (given)",
-        "Non-padding tokens ÷ processed tokens, if you measured it. Empty: 1.0 with packing, "
-        "min(mean, max length) ÷ max length without.",
+        "Non-padding tokens ÷ processed tokens, if you measured it. Empty: from the batching "
+        "and the length spread (1.0 packed, or at micro-batch 1 padded to the longest).",
         "",
         ge=0.01,
         le=1,
@@ -128,10 +157,11 @@ class TrainingSpec(BaseModel):
         json_schema_extra={"unit": ""},
     )
     checkpointing: Checkpointing = fld(
-        "full",
+        "auto",
         "Activation checkpointing",
         "full: keep only each layer's input and recompute the layer in backward (+2N FLOPs per "
-        "token, roughly a tenfold cut in activation memory; article 001).",
+        "token, roughly a tenfold cut in activation memory; article 001). auto: off when the run "
+        "fits on the same GPUs without it (a third fewer FLOPs), on when it needs it.",
     )
     attention: AttentionImpl = fld(
         "flash",
@@ -202,7 +232,62 @@ class GpuSpec(BaseModel):
     )
     interconnect: Interconnect = fld("nvlink", "Interconnect", "GPU-to-GPU fabric in a node.")
     interconnect_gb_s: float = fld(
-        900.0, "Interconnect bandwidth", "Per GPU, bidirectional.", "GB/s", ge=0.1, le=10**6
+        900.0,
+        "Interconnect bandwidth",
+        "Per GPU, both directions together (a ring collective uses one direction: half). PCIe "
+        "Gen4 x16 64, Gen5 x16 128.",
+        "GB/s",
+        ge=0.1,
+        le=10**6,
+    )
+    gpus_per_node: int = fld(
+        8,
+        "GPUs per node",
+        "GPUs sharing the interconnect in one machine (an NVLink domain: 72 for GB200 NVL72).",
+        "",
+        ge=1,
+        le=1024,
+    )
+    network: Network = fld(
+        "infiniband", "Node network", "What connects the nodes of a multi-node job."
+    )
+    network_gbit_s: float = fld(
+        3200.0,
+        "Network bandwidth",
+        "Per node, one direction, as clouds state it (8 × 400 Gb/s InfiniBand NDR = 3,200; "
+        "AWS p5 EFA 3,200). Each GPU gets its share.",
+        "Gb/s",
+        ge=0.1,
+        le=10**6,
+    )
+    rent_unit_gpus: int = fld(
+        1,
+        "Rented in units of",
+        "The fewest GPUs one rental holds within a node: 1 for single GPUs, 8 where only whole "
+        "8-GPU machines are rented. A job larger than one node always rents whole nodes.",
+        "GPUs",
+        ge=1,
+        le=1024,
+    )
+    achievable_fraction: float = fld(
+        MAMF_H100,
+        "Achievable matmul",
+        "Best sustained dense BF16 matmul ÷ the vendor peak (MAMF): the ceiling no training "
+        "stack passes. Measured where a measurement exists (H100 0.80, MI300X 0.51, Gaudi 3 "
+        "0.68), else a rule by vendor and generation (reference/gpus.md).",
+        "× peak",
+        ge=0.01,
+        le=1.5,
+        step=0.01,
+        decimals=3,
+    )
+    achievable_source: str = fld(
+        "MAMF 794 of 989 TFLOPS (stas00/ml-engineering)",
+        "Achievable source",
+        "Where the achievable fraction comes from: a measurement, or 'rule: …'.",
+    )
+    achievable_as_of: str = fld(
+        "2026-08-22", "Achievable as of", "When the measurement was taken or the rule set."
     )
     on_demand_usd_per_hour: float = fld(
         3.0,
@@ -234,7 +319,38 @@ class HardwareSpec(BaseModel):
     gpu: GpuSpec = Field(
         default_factory=GpuSpec, title="GPU", description="The accelerator and prices."
     )
-    gpus_per_node: int = fld(8, "GPUs per node", "GPUs in one machine.", "", ge=1, le=256)
+    gpus_per_node: int = fld(
+        0,
+        "GPUs per node",
+        "GPUs in one machine; 0 takes the GPU's own (catalog column).",
+        "",
+        ge=0,
+        le=1024,
+        zero_text="from the GPU",
+    )
+    rent_whole_units: bool = fld(
+        True,
+        "Bill what can be rented",
+        "On: the GPUs needed are rounded up to what can be rented (the GPU's rental unit; whole "
+        "nodes beyond one node) and billed as such, and the job trains on all of them. Off: "
+        "billed per GPU used (your own cluster).",
+    )
+    near_limit_fraction: float = fld(
+        0.05,
+        "Near-limit margin",
+        "A run with less free memory than this share of the GPU's is flagged: allocator "
+        "fragmentation or a longer batch can tip it over.",
+        "",
+        ge=0,
+        le=0.5,
+        step=0.01,
+        decimals=2,
+    )
+    price_origin: str = fld(
+        "",
+        "Prices from",
+        "Where the GPU's prices come from: 'built-in', 'user:<catalog>' or 'typed by hand'.",
+    )
     usable_memory_fraction: float = fld(
         0.85,
         "Usable memory",
@@ -261,13 +377,27 @@ class HardwareSpec(BaseModel):
 class EfficiencySpec(BaseModel):
     model_config = _FROZEN
 
-    mfu: float = fld(
-        0.35,
+    mfu: float | None = fld(
+        None,
         "MFU",
-        "Model FLOPs utilisation: achieved model FLOP/s ÷ dense peak. Well-tuned training 35–55%; "
-        "small batches, short sequences and LoRA kernels 15–30% (article 000).",
+        "Model FLOPs utilisation: achieved model FLOP/s ÷ the vendor's dense peak, the one figure "
+        "for every GPU. Empty: each GPU's achievable matmul fraction × the stack efficiency "
+        "(by method and data shape). Well-tuned training 35–55%; small batches, short sequences "
+        "and LoRA kernels 15–30% (article 000).",
         "",
         ge=0.001,
+        le=1,
+        step=0.01,
+        decimals=3,
+    )
+    stack_efficiency: float | None = fld(
+        None,
+        "Stack efficiency",
+        "Share of the GPU's achievable matmul rate the training stack sustains, fixed costs per "
+        "micro-batch included. Empty: by method and data shape (0.60 at long sequences, less for "
+        "short micro-batches and QLoRA's dequantisation; docs/model.md).",
+        "",
+        ge=0.01,
         le=1,
         step=0.01,
         decimals=3,
@@ -283,21 +413,42 @@ class EfficiencySpec(BaseModel):
         step=0.05,
         decimals=2,
     )
-    qlora_slowdown: float = fld(
-        1.3,
+    qlora_slowdown: float | None = fld(
+        None,
         "QLoRA slowdown",
-        "Per-token slowdown of NF4 dequantisation vs bf16 LoRA (article 001: 20–40% slower).",
+        "A flat per-token slowdown of NF4 dequantisation vs bf16 LoRA (article 001: 20–40% "
+        "slower). Empty: dequantisation is timed per micro-batch from the weights and the GPU's "
+        "memory bandwidth (inside the stack efficiency).",
         "×",
         ge=1,
         le=5,
         step=0.05,
         decimals=2,
     )
+    communication: Communication = fld(
+        "links",
+        "Communication model",
+        "links: bytes each step moves (by sharding and method) over the link that carries them, "
+        "minus what overlaps compute. table: the articles' flat overhead by sharding and "
+        "interconnect (10–30%; PCIe can halve sharded throughput).",
+    )
+    comm_overlap: float | None = fld(
+        None,
+        "Communication overlap",
+        "Share of a step's compute that can hide communication. Empty: DDP hides its all-reduce "
+        "behind the last micro-batch's backward, ZeRO-2 behind every backward, ZeRO-3 "
+        "prefetches through the whole step.",
+        "",
+        ge=0,
+        le=1,
+        step=0.05,
+        decimals=2,
+    )
     comm_overhead: float | None = fld(
         None,
         "Communication overhead",
-        "Extra time for gradient/parameter traffic as a fraction of compute. Empty: from the "
-        "interconnect and sharding (articles: 10–30%; PCIe can halve sharded throughput).",
+        "Extra time for gradient/parameter traffic as a fraction of compute, if you measured it. "
+        "Empty: from the communication model.",
         "",
         ge=0,
         le=10,

@@ -52,8 +52,11 @@ class TokenSummary(BaseModel):
     seq_len: int
     sequences_per_epoch: float
     # Why that fraction: 'given' (override), 'tokens' (a token total counts as useful),
-    # 'packing' (no padding) or 'padding' (each example padded to the max length: mean ÷ max).
+    # 'packing' (no padding), 'longest' (each micro-batch padded to its longest row) or
+    # 'max_length' (every row padded to the max length).
     fraction_source: str
+    row_tokens: float  # tokens one micro-batch row holds, padding included (s when packed)
+    useful_per_example: float  # E[min(length, s)]: an example's tokens after truncation
 
 
 class FlopBreakdown(BaseModel):
@@ -125,17 +128,53 @@ class MemoryBreakdown(BaseModel):
         return [(key, getattr(self, f"{key}_bytes")) for key in MEMORY_PART_LABELS]
 
 
+class CollectiveResult(BaseModel):
+    """One collective of a data-parallel step (core/comm.py), per GPU."""
+
+    model_config = _FROZEN
+    name: str
+    payload_bytes: float  # S, the tensor moved
+    ring_factor: float  # 2(n−1)/n or (n−1)/n
+    per_step: float  # times per optimizer step
+    bytes_per_step: float  # S × ring factor × times
+
+
 class TimeBreakdown(BaseModel):
     model_config = _FROZEN
-    num_gpus: int
+    num_gpus: int  # GPUs that train
     nodes: int
+    rented_gpus: int  # GPUs billed
     peak_flops_per_s: float
-    achieved_flops_per_s: float  # per GPU, model FLOPs
-    effective_mfu: float
-    comm_overhead: float
-    qlora_slowdown: float  # applied factor (1 unless QLoRA)
+    achieved_flops_per_s: float  # per GPU, model FLOPs, communication and slowdowns included
+    effective_mfu: float  # achieved ÷ peak
+    # The MFU of the compute (throughput.py): achievable × stack, or the user's.
+    mfu: float
+    mfu_source: str  # "default", "stack" (the user's stack efficiency) or "given"
+    mfu_default: float  # what the default would be on this GPU for this method and data shape
+    achievable_fraction: float  # the GPU's sustained matmul ÷ its vendor peak
+    stack_efficiency: float  # mfu ÷ achievable: what the stack reaches of the GPU's achievable
+    stack_method: float  # the default's stack efficiency by method, long sequences
+    stack_method_key: str  # "full", "lora" or "qlora"
+    shape_factor: float  # the default's busy fraction of a micro-batch spent in matmuls
+    tokens_per_microbatch: float
+    matmul_s_per_microbatch: float
+    fixed_s_per_microbatch: float
+    dequant_s_per_microbatch: float  # QLoRA, timed from bytes and bandwidth
+    steps: float  # optimizer steps of the run
+    communication: str  # "links" (bytes over the link), "table" (articles' flat) or "given"
+    comm_overhead: float  # exposed communication ÷ compute time
+    comm_exposed_s: float  # communication not hidden behind compute, whole run
+    comm_bytes_per_step: float  # per GPU, all collectives
+    comm_s_per_step: float  # before overlap
+    comm_overlap: float  # share of a step's compute that hides communication
+    comm_overlap_given: bool
+    comm_link: str  # the slowest hop: "NVLink/NVSwitch", "InfiniBand", ...
+    comm_link_gb_s: float  # per GPU, one direction
+    comm_between_nodes: bool
+    comm_collectives: tuple[CollectiveResult, ...]
+    qlora_slowdown: float  # a flat factor the user gave (1 unless given and QLoRA)
     offload_slowdown: float  # applied factor (1 unless the optimizer is offloaded)
-    slowdown: float  # (1 + comm) × QLoRA × offload: peak × MFU ÷ slowdown = achieved
+    slowdown: float  # training wall ÷ (FLOPs ÷ (peak × MFU) ÷ GPUs)
     tokens_per_s_per_gpu: float
     compute_gpu_hours: float
     train_wall_s: float
@@ -148,7 +187,7 @@ class TimeBreakdown(BaseModel):
     rl_generation_s: float
     idle_s: float
     held_wall_s: float
-    held_gpu_hours: float
+    held_gpu_hours: float  # rented GPUs × held wall-clock
 
 
 class CostBreakdown(BaseModel):
@@ -266,12 +305,46 @@ class AlignmentSummary(BaseModel):
     gpus_policy: int | None
 
 
+class LayoutSummary(BaseModel):
+    """GPUs needed, rented and trained on; checkpointing as chosen; the memory verdict.
+
+    See core/layout.py.
+    """
+
+    model_config = _FROZEN
+    gpus_needed: int | None  # the memory floor (None: no count fits)
+    num_gpus: int  # GPUs that train
+    rented_gpus: int  # GPUs billed
+    nodes: int
+    node_size: int  # GPUs per node used for the layout (the GPU's, or the user's)
+    rent_unit_gpus: int
+    rounded_up: bool  # more GPUs rented than needed
+    checkpointing_mode: str  # what was asked: "auto", "full" or "none"
+    checkpointing: bool  # whether the run recomputes
+    checkpointing_reason: str  # why, for "auto"
+    # The road not taken under "auto" (None otherwise): the other checkpointing setting.
+    alt_checkpointing: bool | None
+    alt_gpus_needed: int | None
+    alt_rented_gpus: int | None
+    alt_fits: bool | None
+    alt_near_limit: bool | None  # it fits only within the near-limit margin
+    alt_on_demand_usd: float | None
+    alt_held_wall_s: float | None
+    memory_status: str  # "fits", "near_limit" or "does_not_fit"
+    near_limit_fraction: float  # the margin that flags "near_limit"
+    headroom_fraction: float  # free ÷ usable memory per GPU
+    price_origin: str  # where the prices come from ("built-in", "user:<catalog>", "typed by hand")
+    price_as_of: str
+    price_source: str
+
+
 class EstimateResult(BaseModel):
     model_config = _FROZEN
     params: ParamSummary
     tokens: TokenSummary
     flops: FlopBreakdown
     memory: MemoryBreakdown
+    layout: LayoutSummary
     time: TimeBreakdown
     cost: CostBreakdown
     checkpoint: CheckpointSummary

@@ -16,6 +16,7 @@ from .memory import RECIPES
 from .memory_step import MemoryInputs, memory_per_gpu
 from .params import NO_ADAPTERS, lora_adapters
 from .results import AlignmentSummary, build
+from .time_cost import generation_compute_mfu
 
 if TYPE_CHECKING:
     from .estimate import Plan
@@ -50,7 +51,8 @@ def _rate(tokens: float, wall_s: float, gpus: int) -> float:
 
 def alignment_summary(p: Plan, rt: RunTime) -> AlignmentSummary:
     inputs, tp_ = p.inputs, p.time
-    peak, mfu, gen_mfu = tp_.peak, inputs.efficiency.mfu, tp_.gen_mfu
+    # generation runs at the estimate's MFU without the training stack's fixed costs
+    peak, mfu, gen_mfu = tp_.peak, generation_compute_mfu(tp_, tp_.mfu.mfu), tp_.gen_mfu
     ev, rl = tp_.eval_gen, tp_.rl_gen
     eval_s = rollout.wall_s(ev, peak, mfu, gen_mfu)
     eval_gpus = ev.engines * ev.tp

@@ -146,7 +146,7 @@ class Outcomes:
             if method == current:
                 memories.append(result.memory)
                 continue
-            training = training_same_gpus(inputs.training, method, n)
+            training = training_same_gpus(inputs.training, method, n, result.layout.checkpointing)
             mi = MemoryInputs(
                 base.model, training, base.seq_len, base.gpu_memory_gib,
                 base.usable_memory_fraction, base.framework_overhead_gib, base.objective,
@@ -164,7 +164,7 @@ class Outcomes:
             memory_by_method=bars,
             cost_curve=cost_curve(p),
             cost_now=CostPoint(
-                inputs.efficiency.mfu * 100, result.cost.on_demand_usd, result.cost.spot_usd
+                result.time.mfu * 100, result.cost.on_demand_usd, result.cost.spot_usd
             ),
         )
 

@@ -1,8 +1,11 @@
-"""Steps: time and cost of one run, from the FLOPs, the GPUs and the MFU.
+"""Steps: time and cost of one run, from the FLOPs, the GPUs, the MFU and the communication.
 
 Article 000: GPU-hours = FLOPs ÷ (peak × MFU); article 001: you pay for GPUs held (start-up,
-checkpoint writes, evaluation, idle), not GPUs computing. ``plan_time`` gathers everything that does
-not depend on the MFU, so a sweep over MFU (``run_time``) costs a few float operations a point.
+checkpoint writes, evaluation, idle), not GPUs computing. The MFU comes from throughput.py (the
+GPU's achievable matmul fraction × the stack efficiency, unless the user pins it); communication
+from comm.py (bytes per step over the link, less what overlaps compute), per optimizer step.
+``plan_time`` gathers everything that does not depend on the MFU, so a sweep over MFU
+(``run_time``) costs a few float operations a point.
 """
 
 from __future__ import annotations
@@ -13,38 +16,36 @@ from typing import NamedTuple
 from . import calibration as cal
 from . import rollout
 from .architecture import ParamCounts
+from .comm import CommPlan, comm_overhead_table, exposed_s
 from .inputs import EstimateInputs
-from .memory import ADAPTER_MOMENT_BYTES, ADAPTER_WEIGHT_BYTES, BF16_BYTES, RECIPES
+from .memory import (
+    ADAPTER_GRAD_BYTES,
+    ADAPTER_MOMENT_BYTES,
+    ADAPTER_WEIGHT_BYTES,
+    BF16_BYTES,
+    RECIPES,
+)
 from .params import Adapters
-from .results import CheckpointSummary, CostBreakdown, ProjectSummary, TimeBreakdown, build
+from .results import (
+    CheckpointSummary,
+    CollectiveResult,
+    CostBreakdown,
+    ProjectSummary,
+    TimeBreakdown,
+    build,
+)
 from .rollout import GenerationPlan
+from .throughput import MfuChoice
 from .units import GB, SECONDS_PER_HOUR, SECONDS_PER_MINUTE, TERA
 
-# Communication overhead as a fraction of compute time, when not given. Articles: multi-GPU runs
-# 'add 10–30%' (003); on PCIe 'parameter gathering and gradient reduction can halve achieved
-# throughput' of a sharded job (001); 'a single-node LoRA run is indifferent to NVLink' (001).
-_FAST_FABRICS = frozenset({"nvlink", "infinity_fabric", "ici"})
-COMM_OVERHEAD_FAST = {"none": 0.10, "zero1": 0.10, "zero2": 0.10, "zero3": 0.15}
-COMM_OVERHEAD_SLOW = {"none": 0.20, "zero1": 0.25, "zero2": 0.30, "zero3": 1.00}
-COMM_OVERHEAD_ADAPTERS = 0.02  # only adapter gradients cross the fabric
-COMM_OVERHEAD_MULTI_NODE = 0.10  # inter-node network on top
 
-
-def comm_overhead_auto(
-    num_gpus: int, gpus_per_node: int, interconnect: str, sharding: str, full: bool
-) -> float:
-    """Default communication overhead for the layout (see the table above)."""
-    if num_gpus <= 1:
-        return 0.0
-    if not full and sharding != "zero3":
-        overhead = COMM_OVERHEAD_ADAPTERS
-    elif interconnect in _FAST_FABRICS:
-        overhead = COMM_OVERHEAD_FAST[sharding]
-    else:
-        overhead = COMM_OVERHEAD_SLOW[sharding]
-    if num_gpus > gpus_per_node:
-        overhead += COMM_OVERHEAD_MULTI_NODE
-    return overhead
+def trainable_grad_bytes(method: str, total_params: float, adapter_params: float) -> float:
+    """Gradients a data-parallel step reduces: every parameter's (bf16, recipe bytes), or only the
+    adapters' (fp32) when the base is frozen (comm.py)."""
+    recipe = RECIPES[method]
+    if recipe.full:
+        return total_params * recipe.gradients
+    return adapter_params * ADAPTER_GRAD_BYTES
 
 
 class Checkpoint(NamedTuple):
@@ -73,8 +74,13 @@ class TimePlan(NamedTuple):
     """Everything of a run's time that does not depend on the MFU or the prices."""
 
     total_flops: float
-    slowdown: float  # (1 + comm) × QLoRA × offload
-    num_gpus: int
+    num_gpus: int  # GPUs that train
+    rented_gpus: int  # GPUs billed (≥ num_gpus: rental units, whole nodes)
+    steps: float  # optimizer steps of the run
+    comm: CommPlan
+    comm_flat: float | None  # a flat overhead (given, or the articles' table); None: from bytes
+    qlora_flat: float  # a flat QLoRA slowdown given by the user (1: none)
+    offload_slowdown: float  # applied (1 unless the optimizer is offloaded)
     fixed_wall_s: float  # provisioning, download, warm-up, NCCL, idle
     eval_gen: GenerationPlan  # evaluation passes of the run (rollout.py)
     rl_gen: GenerationPlan  # GRPO/PPO rollouts of the run, weight syncs included
@@ -83,11 +89,18 @@ class TimePlan(NamedTuple):
     ckpt_interval_s: float
     peak: float  # FLOP/s per GPU, dense BF16 (FP16 where the GPU has no BF16)
     gen_mfu: float
-    comm_overhead: float
-    qlora_slowdown: float  # applied (1 unless QLoRA)
-    offload_slowdown: float  # applied (1 unless the optimizer is offloaded)
     download_s: float
     nccl_s: float
+    mfu: MfuChoice
+
+
+def generation_compute_mfu(plan: TimePlan, mfu: float) -> float:
+    """The MFU prefill and compute-bound decoding run at: the training MFU without the training
+    stack's per-micro-batch fixed costs (the default's data-shape factor), which generation does
+    not pay; a pinned MFU or stack efficiency is taken as given."""
+    if plan.mfu.source != "default":
+        return mfu
+    return min(mfu / plan.mfu.default.shape, 1.0)
 
 
 def plan_time(
@@ -95,22 +108,23 @@ def plan_time(
     counts: ParamCounts,
     total_flops: float,
     tokens_processed: float,
-    num_gpus: int,
+    tokens_per_step: float,
+    layout: tuple[int, int, int],
+    comm: CommPlan,
+    mfu: MfuChoice,
     checkpoint: Checkpoint,
     generation: tuple[GenerationPlan, GenerationPlan, int] | None = None,
 ) -> TimePlan:
-    """``generation``: (evaluation, rollouts, extra GPUs) from rollout.generation_plans."""
-    tr, hw, eff, ov = inputs.training, inputs.hardware, inputs.efficiency, inputs.overheads
-    n = num_gpus
-    comm = eff.comm_overhead
-    if comm is None:
+    """The MFU-free part of the time; ``layout`` is (training GPUs, rented GPUs, node size)."""
+    tr, eff, ov = inputs.training, inputs.efficiency, inputs.overheads
+    n, rented, node = layout
+    comm_flat = eff.comm_overhead
+    if comm_flat is None and eff.communication == "table":
         full = RECIPES[tr.method].full
-        comm = comm_overhead_auto(n, hw.gpus_per_node, hw.gpu.interconnect, tr.sharding, full)
-    qlora = eff.qlora_slowdown if tr.method == "qlora" else 1.0
+        fabric = inputs.hardware.gpu.interconnect
+        comm_flat = comm_overhead_table(n, node, fabric, tr.sharding, full)
+    qlora = eff.qlora_slowdown if tr.method == "qlora" and eff.qlora_slowdown is not None else 1.0
     offload = eff.offload_slowdown if tr.cpu_offload_optimizer else 1.0
-    slowdown = (1.0 + comm) * qlora
-    if tr.cpu_offload_optimizer:
-        slowdown *= offload
     download_s = (
         0.0 if ov.weights_cached else counts.total * BF16_BYTES / (ov.download_gb_per_s * GB)
     )
@@ -127,21 +141,24 @@ def plan_time(
     eval_gen, rl_gen, extra_gpus = generation
     return TimePlan(
         total_flops=total_flops,
-        slowdown=slowdown,
         num_gpus=n,
+        rented_gpus=rented,
+        steps=tokens_processed / (tokens_per_step * n),
+        comm=comm,
+        comm_flat=comm_flat,
+        qlora_flat=qlora,
+        offload_slowdown=offload,
         fixed_wall_s=fixed_wall_s,
         eval_gen=eval_gen,
         rl_gen=rl_gen,
         extra_gpus=extra_gpus,
         ckpt_write_s=checkpoint.resumable_bytes / (ov.checkpoint_write_gb_per_s * GB),
         ckpt_interval_s=ov.checkpoint_interval_min * SECONDS_PER_MINUTE,
-        peak=hw.gpu.bf16_tflops * TERA,
+        peak=inputs.hardware.gpu.bf16_tflops * TERA,
         gen_mfu=ov.generation_mfu,
-        comm_overhead=comm,
-        qlora_slowdown=qlora,
-        offload_slowdown=offload,
         download_s=download_s,
         nccl_s=nccl_s,
+        mfu=mfu,
     )
 
 
@@ -149,6 +166,8 @@ class RunTime(NamedTuple):
     """Time and cost of one run at one MFU; the part a sweep recomputes."""
 
     achieved_flops_per_s: float
+    busy_wall_s: float  # the GPUs computing: FLOPs ÷ (peak × MFU) ÷ GPUs (× a flat QLoRA factor)
+    comm_exposed_s: float  # communication not hidden behind compute, whole run
     compute_gpu_s: float
     train_wall_s: float
     checkpoint_writes_s: float
@@ -161,37 +180,75 @@ class RunTime(NamedTuple):
 
 
 def run_time(plan: TimePlan, mfu: float, od_price: float) -> RunTime:
-    achieved = plan.peak * mfu / plan.slowdown
-    compute_gpu_s = plan.total_flops / achieved
-    train_wall_s = compute_gpu_s / plan.num_gpus
+    n = plan.num_gpus
+    busy_wall_s = plan.total_flops / (plan.peak * mfu) * plan.qlora_flat / n
+    if plan.comm_flat is not None:
+        comm_s = plan.comm_flat * busy_wall_s
+    else:  # per optimizer step: what the overlap window does not hide (comm.py)
+        busy_step = busy_wall_s / plan.steps
+        comm_s = plan.steps * exposed_s(plan.comm.seconds_per_step, busy_step, plan.comm.overlap)
+    train_wall_s = (busy_wall_s + comm_s) * plan.offload_slowdown
+    compute_gpu_s = train_wall_s * n
     writes = int(train_wall_s // plan.ckpt_interval_s)
     ckpt_s = writes * plan.ckpt_write_s
-    eval_s = rollout.wall_s(plan.eval_gen, plan.peak, mfu, plan.gen_mfu)
-    rl_s = rollout.wall_s(plan.rl_gen, plan.peak, mfu, plan.gen_mfu)
+    gen = generation_compute_mfu(plan, mfu)
+    eval_s = rollout.wall_s(plan.eval_gen, plan.peak, gen, plan.gen_mfu)
+    rl_s = rollout.wall_s(plan.rl_gen, plan.peak, gen, plan.gen_mfu)
     held_wall_s = plan.fixed_wall_s + train_wall_s + ckpt_s + eval_s + rl_s
-    held_gpu_h = (plan.num_gpus + plan.extra_gpus) * held_wall_s / SECONDS_PER_HOUR
+    held_gpu_h = (plan.rented_gpus + plan.extra_gpus) * held_wall_s / SECONDS_PER_HOUR
     return RunTime(
-        achieved, compute_gpu_s, train_wall_s, ckpt_s, writes, eval_s, rl_s, held_wall_s,
-        held_gpu_h, held_gpu_h * od_price,
+        plan.total_flops / compute_gpu_s, busy_wall_s, comm_s, compute_gpu_s, train_wall_s,
+        ckpt_s, writes, eval_s, rl_s, held_wall_s, held_gpu_h, held_gpu_h * od_price,
     )  # fmt: skip
 
 
 def time_breakdown(
     inputs: EstimateInputs, plan: TimePlan, rt: RunTime, nodes: int, per_token_flops: float
 ) -> TimeBreakdown:
-    ov = inputs.overheads
+    ov, eff = inputs.overheads, inputs.efficiency
     achieved = rt.achieved_flops_per_s
+    choice, d, comm = plan.mfu, plan.mfu.default, plan.comm
+    pure_wall_s = plan.total_flops / (plan.peak * choice.mfu) / plan.num_gpus
+    if eff.comm_overhead is not None:
+        communication = "given"
+    else:
+        communication = eff.communication
+    collectives = tuple(build(CollectiveResult, **c._asdict()) for c in comm.collectives)
     return build(
         TimeBreakdown,
         num_gpus=plan.num_gpus,
         nodes=nodes,
+        rented_gpus=plan.rented_gpus,
         peak_flops_per_s=plan.peak,
         achieved_flops_per_s=achieved,
         effective_mfu=achieved / plan.peak,
-        comm_overhead=plan.comm_overhead,
-        qlora_slowdown=plan.qlora_slowdown,
+        mfu=choice.mfu,
+        mfu_source=choice.source,
+        mfu_default=d.mfu,
+        achievable_fraction=d.achievable,
+        stack_efficiency=choice.mfu / d.achievable,
+        stack_method=d.stack_method,
+        stack_method_key=d.method,
+        shape_factor=d.shape,
+        tokens_per_microbatch=d.tokens_per_microbatch,
+        matmul_s_per_microbatch=d.matmul_s,
+        fixed_s_per_microbatch=d.fixed_s,
+        dequant_s_per_microbatch=d.dequant_s,
+        steps=plan.steps,
+        communication=communication,
+        comm_overhead=rt.comm_exposed_s / rt.busy_wall_s,
+        comm_exposed_s=rt.comm_exposed_s,
+        comm_bytes_per_step=comm.bytes_per_step,
+        comm_s_per_step=comm.seconds_per_step,
+        comm_overlap=comm.overlap,
+        comm_overlap_given=comm.overlap_given,
+        comm_link=comm.link.kind,
+        comm_link_gb_s=comm.link.gb_s,
+        comm_between_nodes=comm.link.between_nodes,
+        comm_collectives=collectives,
+        qlora_slowdown=plan.qlora_flat,
         offload_slowdown=plan.offload_slowdown,
-        slowdown=plan.slowdown,
+        slowdown=rt.train_wall_s / pure_wall_s,
         tokens_per_s_per_gpu=achieved / per_token_flops,
         compute_gpu_hours=rt.compute_gpu_s / SECONDS_PER_HOUR,
         train_wall_s=rt.train_wall_s,
@@ -227,7 +284,7 @@ def price_run(
     """Cost per run (on-demand, spot), checkpoints and the project budget around it."""
     eff, ov, sp, pj = inputs.efficiency, inputs.overheads, inputs.spot, inputs.project
     gpu = inputs.hardware.gpu
-    n, od = plan.num_gpus, gpu.on_demand_usd_per_hour
+    od = gpu.on_demand_usd_per_hour
     # Article 001 'Interruptible capacity': F = 1 + λ(T/2 + R), λ the job's interruption rate.
     lam = nodes * sp.interruptions_per_node_hour
     f_spot = spot_factor(inputs, nodes)
@@ -240,9 +297,11 @@ def price_run(
         if od > 0:  # the ratio needs an on-demand price to compare with
             ratio = spot_price / od * f_spot
             take_spot = ratio < 1.0
-    per_gpu_s_usd = (n + plan.extra_gpus) * od / SECONDS_PER_HOUR
-    hi = min(eff.mfu * (1 + eff.mfu_band), 1.0)
-    lo = eff.mfu * (1 - eff.mfu_band)
+    # every rented GPU is billed, and the rollout GPUs held beside them
+    per_gpu_s_usd = (plan.rented_gpus + plan.extra_gpus) * od / SECONDS_PER_HOUR
+    mfu = plan.mfu.mfu
+    hi = min(mfu * (1 + eff.mfu_band), 1.0)
+    lo = mfu * (1 - eff.mfu_band)
     low_usd = run_time(plan, hi, od).on_demand_usd
     high_usd = run_time(plan, lo, od).on_demand_usd if lo > 0 else math.inf
     idle_s = ov.idle_hours_per_run * SECONDS_PER_HOUR

@@ -1,44 +1,47 @@
 """Steps: the work of a run, the tokens the GPUs process (D) and the training FLOPs.
 
-Article 001 'Tokens and epochs': D = useful tokens × epochs ÷ useful fraction; padding each example
-to the bucket leaves mean ÷ max of every sequence useful; packing leaves none padded; a token total
-is taken as useful tokens. FLOPs = FLOPs per processed token × D (articles 000/001; flops.py).
+Article 001 'Tokens and epochs': D = useful tokens × epochs ÷ useful fraction; padding follows the
+batching rule and the length spread (lengths.py); packing leaves none padded; a token total is
+taken as useful tokens. FLOPs = FLOPs per processed token × D (articles 000/001; flops.py).
 """
 
 from __future__ import annotations
 
-from . import calibration as cal
 from .architecture import ModelSpec
 from .flops import flops_per_token, simple_coefficient
 from .inputs import DataSpec
+from .lengths import LogNormalLengths, padded_rows
 from .results import FlopBreakdown, TokenSummary, build
 
 
-def count_tokens(data: DataSpec, warnings: list[str]) -> TokenSummary:
-    """Useful and processed tokens of the whole run; appends a warning when examples truncate."""
+def count_tokens(data: DataSpec, micro_batch: int, warnings: list[str]) -> TokenSummary:
+    """Useful and processed tokens of the whole run; appends a warning when examples truncate.
+
+    Examples are truncated at the max length and padded by the batching rule (lengths.py): the
+    useful-token fraction is E[min(X, s)] ÷ the tokens a row holds. A token total counts as
+    useful tokens in full rows (the first release's rule).
+    """
     s = data.max_seq_len
     if data.mode == "examples":
-        useful_per_epoch = data.num_examples * min(data.mean_tokens_per_example, s)
+        lengths = LogNormalLengths(data.mean_tokens_per_example, data.length_cv)
+        rows = padded_rows(lengths, micro_batch, s, data.padding)
+        useful_per_epoch = data.num_examples * rows.useful_per_example
         useful = useful_per_epoch * data.epochs
-        if data.packing:
-            natural, source = 1.0, "packing"
-        else:
-            natural, source = cal.useful_token_fraction(data.mean_tokens_per_example, s), "padding"
+        natural, source = rows.fraction, PADDING_SOURCES[data.padding]
+        row_tokens, per_example = rows.row_tokens, rows.useful_per_example
         if data.mean_tokens_per_example > s:
             warnings.append("Mean example length exceeds the max sequence length: truncated.")
     else:
         useful = data.total_tokens
         useful_per_epoch = useful
         natural, source = 1.0, "tokens"
+        row_tokens = per_example = float(s)
     if data.useful_fraction_override:
         fraction, source = data.useful_fraction_override, "given"
     else:
         fraction = natural
-    sequences_per_epoch = (
-        data.num_examples
-        if data.mode == "examples" and not data.packing
-        else useful_per_epoch / fraction / s
-    )
+    packed = data.mode == "tokens" or data.padding == "pack"
+    sequences_per_epoch = data.num_examples if not packed else useful_per_epoch / fraction / s
     return build(
         TokenSummary,
         useful_tokens=useful,
@@ -47,7 +50,13 @@ def count_tokens(data: DataSpec, warnings: list[str]) -> TokenSummary:
         seq_len=s,
         sequences_per_epoch=sequences_per_epoch,
         fraction_source=source,
+        row_tokens=row_tokens,
+        useful_per_example=per_example,
     )
+
+
+# How the useful fraction came about (TokenSummary.fraction_source), by batching rule.
+PADDING_SOURCES = {"pack": "packing", "longest": "longest", "max_length": "max_length"}
 
 
 def count_flops(

@@ -30,15 +30,29 @@ def with_method(inputs: EstimateInputs, method: str) -> EstimateInputs:
     return inputs.edited("training", method=method)
 
 
-def training_same_gpus(training: TrainingSpec, method: str, num_gpus: int) -> TrainingSpec:
-    """Another method on exactly ``num_gpus`` GPUs (validated, like every edit)."""
+def training_same_gpus(
+    training: TrainingSpec, method: str, num_gpus: int, checkpointing: bool
+) -> TrainingSpec:
+    """Another method on exactly ``num_gpus`` GPUs with the run's checkpointing as it resolved
+    (checkpointing "auto" decides per run: the bars compare like with like). Validated."""
     doc = training.model_dump()
-    doc.update(method=method, auto_gpu_count=False, num_gpus=num_gpus)
+    doc.update(
+        method=method,
+        auto_gpu_count=False,
+        num_gpus=num_gpus,
+        checkpointing="full" if checkpointing else "none",
+    )
     return TrainingSpec.model_validate(doc)
 
 
 def variant_inputs(inputs: EstimateInputs, result: EstimateResult, method: str) -> EstimateInputs:
-    """Another method, same GPUs: the inputs with only the method changed, at the result's GPUs."""
+    """Another method, same GPUs and checkpointing: the inputs with only the method changed, at
+    the result's GPUs."""
+    ckpt = "full" if result.layout.checkpointing else "none"
     return inputs.edited(
-        "training", method=method, auto_gpu_count=False, num_gpus=result.time.num_gpus
+        "training",
+        method=method,
+        auto_gpu_count=False,
+        num_gpus=result.time.num_gpus,
+        checkpointing=ckpt,
     )

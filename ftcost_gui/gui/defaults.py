@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..core.catalog import BUILTIN_ORIGIN, EffectiveRow, merge_catalogs
+from ..core.defaults import new_inputs
 from ..core.document import EstimateDocument, Scenario
 from ..core.inputs import EstimateInputs
+from ..io.catalog_store import CatalogError, CatalogStore
 from ..io.resources import builtin_catalog, builtin_presets
 
 
@@ -19,6 +22,7 @@ def _inputs(model: str, gpu: str, **sections: dict[str, Any]) -> EstimateInputs:
     doc.update(sections)
     hw = dict(doc.get("hardware", {}))
     hw["gpu"] = cat.to_spec().model_dump()
+    hw["price_origin"] = BUILTIN_ORIGIN
     doc["hardware"] = hw
     return EstimateInputs.model_validate(doc)
 
@@ -83,7 +87,7 @@ def article_004() -> EstimateInputs:
             "mean_tokens_per_example": 500,
             "epochs": 3,
             "max_seq_len": 2048,
-            "packing": False,
+            "padding": "max_length",
         },
         training={
             "method": "lora",
@@ -106,8 +110,21 @@ EXAMPLES: dict[str, Callable[[], EstimateInputs]] = {
 }
 
 
+def active_catalog_rows() -> list[EffectiveRow]:
+    """The effective catalog (the active user catalog over the built-in one); the built-in rows
+    alone when the config folder or the catalogs cannot be read (the window says why elsewhere)."""
+    try:
+        store = CatalogStore()
+        # Read only: the catalog manager finds, tells and sets aside broken files itself.
+        return merge_catalogs(store.builtin, store.scan(set_aside=False).user_catalog())
+    except (CatalogError, OSError, RuntimeError):
+        return merge_catalogs(builtin_catalog())
+
+
 def first_launch_inputs() -> EstimateInputs:
-    return article_000()
+    """A new estimate: the defaults every front end shares (core/defaults.py), on the active
+    catalog's GPU and prices: the CLI without a file starts from the same inputs."""
+    return new_inputs(active_catalog_rows())
 
 
 # --- Article 000's project budget: SFT → DPO → RL stages as scenarios of one file -----------------
@@ -118,6 +135,7 @@ def first_launch_inputs() -> EstimateInputs:
 # engineering; generation by article 000's rule at 5% MFU) and land on its totals
 # (tests/core/test_project_example.py).
 _PROJECT_COMMON: dict[str, dict[str, Any]] = {
+    "data": {"length_cv": 0.0},  # the article's examples are at their mean length
     "efficiency": {"mfu": 0.25, "comm_overhead": 0.0},
     "overheads": {
         "provisioning_min": 0.0,

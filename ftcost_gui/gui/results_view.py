@@ -51,11 +51,12 @@ class HeadlineCard(QFrame):
         lay.addWidget(self.detail)
         lay.addStretch(1)
 
-    def set(self, value: str, detail: str, tooltip: str = "", ok: bool | None = None) -> None:
+    def set(self, value: str, detail: str, tooltip: str = "", ok: bool | str | None = None) -> None:
+        """``ok``: True green, False red, "warn" amber (fits, near the limit), None plain."""
         self.value.setText(value)
         self.detail.setText(detail)
-        color = "" if ok is None else ("color: #1b5e20;" if ok else "color: #b71c1c;")
-        self.value.setStyleSheet(color)
+        color = {True: "color: #1b5e20;", False: "color: #b71c1c;", "warn": "color: #b45f06;"}
+        self.value.setStyleSheet(color.get(ok, ""))
         self.setToolTip(tooltip)
         self.value.setAccessibleName(f"{self.caption.text()}: {value}")
 
@@ -85,7 +86,9 @@ class HeadlineView(QWidget):
     def set_result(self, inputs: EstimateInputs, r: EstimateResult) -> None:
         texts = headline_texts(inputs, r)
         for key, (value, detail, tip) in texts.items():
-            ok = r.memory.fits if key == "memory" else None
+            ok: bool | str | None = None
+            if key == "memory":
+                ok = {"fits": True, "near_limit": "warn"}.get(r.layout.memory_status, False)
             self.cards[key].set(value, detail, tip, ok)
         self.warnings.setText("⚠ " + "  ⚠ ".join(r.warnings) if r.warnings else "")
         self.warnings.setVisible(bool(r.warnings))

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from ..core.defaults import PRICE_FIELDS, mark_typed_price
 from ..core.document import EstimateDocument, compare_methods
 from ..core.inputs import EstimateInputs
 from ..core.results import EstimateResult
@@ -46,6 +47,8 @@ def _with_change(inputs: EstimateInputs, section: str, name: str, value: object)
     for part in section.split("."):
         node = node[part]
     node[name] = value
+    if section == "hardware.gpu" and name in PRICE_FIELDS:
+        mark_typed_price(doc["hardware"])  # the user's price, no longer the catalog's sheet
     return doc
 
 

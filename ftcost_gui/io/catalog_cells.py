@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..core.catalog import CatalogGpu
+from ..core.catalog import TIME_COLUMNS, CatalogGpu
 from ..core.fields import field_spec
 from . import names
 
@@ -30,8 +30,11 @@ FALSE_WORDS = frozenset({"false", "no", "n", "0"})
 # Text and choice fields whose blank would be a guess (numbers that are not optional are required
 # by their kind).
 _NO_BLANK = frozenset({"id", "name", "interconnect"})
+# The time model's columns (catalog format 3): a blank, or a column an older CSV lacks, is filled
+# by core.catalog.fill_time_columns (typical values; the achievable fraction by its vendor rule).
+_FILLED = frozenset(TIME_COLUMNS)
 # Free text: shown whole in a tooltip, its column width capped.
-LONG_TEXT = frozenset({"price_source", "spec_source", "notes"})
+LONG_TEXT = frozenset({"price_source", "spec_source", "notes", "achievable_source"})
 
 
 class CellError(ValueError):
@@ -142,8 +145,10 @@ def column(field: str) -> Column:
     """The column of a ``CatalogGpu`` field."""
     s = field_spec(CatalogGpu, field)
     kind = _kind(s.kind)
-    required = field in _NO_BLANK or (kind in ("number", "integer") and not s.optional)
-    if s.optional:
+    required = field in _NO_BLANK or (
+        kind in ("number", "integer") and not s.optional and field not in _FILLED
+    )
+    if s.optional or (field in _FILLED and kind != "text"):
         blank: Any = None
     elif kind == "text":
         blank = ""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.catalog import CatalogGpu, EffectiveRow, id_key, validate_row
+from ..core.catalog import CatalogGpu, EffectiveRow, fill_time_columns, id_key, validate_row
 from .atomic import atomic_write_text
 from .catalog_cells import BY_FIELD, CellError
 from .catalog_cells import COLUMNS as CELL_COLUMNS
@@ -141,7 +141,7 @@ def loads_csv(text: str, source: str = "the file") -> tuple[list[CatalogGpu], li
         for column in absent_columns:  # a column the file leaves out: as if empty
             data[column] = BY_FIELD[column].blank
         if not row_errors:
-            gpu, problems = validate_row(data)
+            gpu, problems = validate_row(fill_time_columns(data))
             for column, msg in problems:
                 row_errors.append(RowError(start, column, msg, raws.get(column, "").strip()))
             if gpu is not None:

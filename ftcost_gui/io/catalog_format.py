@@ -9,7 +9,10 @@ what they meant when they were written; a newer version is refused (``CatalogToo
 
 Version history: 1, the first release. 2 adds ``currency`` to the document and ``provider``,
 ``region`` and ``pricing_tier`` to each row (a version 1 row was an on-demand USD price of no
-stated provider or region).
+stated provider or region). 3 adds the time model's columns to each row: ``gpus_per_node``,
+``network``, ``network_gbit_s``, ``rent_unit_gpus`` and the achievable matmul fraction with its
+source and date (a version 2 row takes the documented rule for its vendor and generation, marked
+as such; see ``_migrate_v2``).
 """
 
 from __future__ import annotations
@@ -21,10 +24,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from .. import __version__
-from ..core.catalog import BUILTIN_NAME, CURRENCY, CatalogGpu, GpuCatalog, row_problems
+from ..core.catalog import (
+    BUILTIN_NAME,
+    CURRENCY,
+    CatalogGpu,
+    GpuCatalog,
+    fill_time_columns,
+    row_problems,
+)
 
 FORMAT = "ftcost-gpu-catalog"
-VERSION = 2
+VERSION = 3
 MAX_NAME_LEN = 80
 
 
@@ -90,7 +100,22 @@ def _migrate_v1(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-_MIGRATIONS = {1: _migrate_v1}
+def _migrate_v2(doc: dict[str, Any]) -> dict[str, Any]:
+    """A version 2 document as version 3: the time model's columns, the achievable fraction by
+    the documented rule for the row's vendor (``core.catalog.fill_time_columns``)."""
+    doc = dict(doc)
+    gpus = doc.get("gpus")
+    if isinstance(gpus, list):
+        doc["gpus"] = [
+            fill_time_columns(row, " (added to a version 2 catalog row)")
+            if isinstance(row, dict)
+            else row
+            for row in gpus
+        ]
+    return doc
+
+
+_MIGRATIONS = {1: _migrate_v1, 2: _migrate_v2}
 
 
 def _quoted(names: list[str], most: int = 3) -> str:

@@ -89,11 +89,44 @@ V3_NEW_FIELDS: dict[str, Any] = {
     # rl (issue 15): the objective section; SFT with generation by article 000's rule is what
     # version 2 did (io/migrate_objective.py, which also replaces overheads.rl_generation_ratio).
     **{f"objective.{name}": value for name, value in OBJECTIVE_V2_VALUES.items()},
+    # time (issue 11). Format 2 files padded every unpacked example to the max length at the mean
+    # length (no spread), billed the GPUs used, took the node size from hardware.gpus_per_node
+    # (always written), applied their MFU to the vendor peak (achievable 1.0 keeps that exact),
+    # and charged the articles' flat communication table. data.padding comes from data.packing
+    # (``_packing_to_padding``); the value here is only for a file without it.
+    "data.padding": "max_length",
+    "data.length_cv": 0.0,
+    "hardware.rent_whole_units": False,
+    "hardware.near_limit_fraction": 0.05,  # a flag, no figure depends on it
+    "hardware.price_origin": "",  # unknown: the report says the prices are the file's own
+    "hardware.gpu.gpus_per_node": 8,  # unused: hardware.gpus_per_node is in every format 2 file
+    "hardware.gpu.network": "infiniband",  # unused by the flat table
+    "hardware.gpu.network_gbit_s": 3200.0,
+    "hardware.gpu.rent_unit_gpus": 1,
+    "hardware.gpu.achievable_fraction": 1.0,
+    "hardware.gpu.achievable_source": "not in the file (format 2): its MFU is of the vendor peak",
+    "hardware.gpu.achievable_as_of": "",
+    "efficiency.stack_efficiency": None,
+    "efficiency.communication": "table",
+    "efficiency.comm_overlap": None,
 }
+
+
+def _packing_to_padding(inputs: dict[str, Any]) -> None:
+    """time (issue 11): packing on/off became the batching rule; off padded every row to the max
+    length."""
+    data = inputs.get("data")
+    if isinstance(data, dict) and "packing" in data:
+        data.setdefault("padding", "pack" if data.pop("packing") is True else "max_length")
+
+
 # Rewrites of one scenario's inputs before the new fields are filled (fields removed or replaced).
-V3_REWRITES: tuple[Callable[[dict[str, Any]], None], ...] = (migrate_objective.v2_inputs,)
+V3_REWRITES: tuple[Callable[[dict[str, Any]], None], ...] = (
+    migrate_objective.v2_inputs,
+    _packing_to_padding,
+)
 # Version-2 fields those rewrites take away.
-V3_REMOVED_FIELDS = frozenset({"overheads.rl_generation_ratio"})
+V3_REMOVED_FIELDS = frozenset({"overheads.rl_generation_ratio", "data.packing"})
 
 
 def _migrate_v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,14 @@ from ..core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs
 from ..core.results import MEMORY_PART_LABELS, EstimateResult
 from ..core.units import GIB, fmt_gib, fmt_hours, fmt_pct, fmt_usd
 from .blocks import Bold, Items, Name, Ref, Section, Table, formula, note, text, to_html
+from .explain_time import (
+    FRACTION_SOURCES,
+    comm_section,
+    layout_section,
+    padding_blocks,
+    rate_section,
+    time_section,
+)
 from .objective import generation_section, objective_section, objective_tokens_text
 from .sections import spot_advice
 from .text import fmt_count, sci
@@ -26,14 +34,6 @@ p { margin-top: 2px; margin-bottom: 6px; }
 td { padding-right: 12px; }
 </style>
 """
-
-FRACTION_SOURCES = {
-    "given": "as given",
-    "tokens": "a token total counts as useful tokens",
-    "packing": "packing: no padding",
-    "padding": "padding to the max length: mean ÷ max",
-    "rollouts": "rollouts are not padded",
-}
 
 RECIPE_TEXTS = {
     "full_amp_adamw": "16 = 2 (bf16 weights) + 2 (bf16 grads) + 4 (fp32 master) + 8 (two fp32 "
@@ -60,10 +60,9 @@ def tokens_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
     if objective_first:
         first = objective_first
     elif d.mode == "examples":
-        used = min(d.mean_tokens_per_example, d.max_seq_len)
         first = (
-            f"useful tokens = examples × mean length × epochs = {d.num_examples:,} × {used:,.0f} × "
-            f"{d.epochs:g} = {sci(t.useful_tokens)}"
+            f"useful tokens = examples × tokens per example × epochs = {d.num_examples:,} × "
+            f"{t.useful_per_example:,.1f} × {d.epochs:g} = {sci(t.useful_tokens)}"
         )
     else:
         first = f"useful tokens (all epochs, as given) = {sci(t.useful_tokens)}"
@@ -71,6 +70,7 @@ def tokens_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
         ("Tokens processed (D)",),
         (
             formula(first),
+            *padding_blocks(inputs, r),
             formula(
                 f"D = useful ÷ useful-token fraction = {sci(t.useful_tokens)} ÷ "
                 f"{t.useful_fraction:.3f} = ",
@@ -125,55 +125,6 @@ def flops_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
     )
 
 
-def time_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
-    t, eff = r.time, inputs.efficiency
-    parts = [f"communication 1 + {t.comm_overhead:.2f}"]
-    if inputs.training.method == "qlora":
-        parts.append(f"QLoRA ×{t.qlora_slowdown:g}")
-    if inputs.training.cpu_offload_optimizer:
-        parts.append(f"offload ×{t.offload_slowdown:g}")
-    comm_src = "given" if eff.comm_overhead is not None else "from the interconnect and sharding"
-    held_parts = [
-        ("training", t.train_wall_s),
-        ("provisioning", t.provisioning_s),
-        ("weight download", t.download_s),
-        ("warm-up", t.warmup_s),
-        ("NCCL init", t.nccl_s),
-        ("checkpoint writes", t.checkpoint_writes_s),
-        ("evaluation", t.eval_s),
-        ("rollouts", t.rl_generation_s),
-        ("idle", t.idle_s),
-    ]
-    held = " + ".join(f"{name} {s / 3600:.2f} h" for name, s in held_parts if s > 0)
-    return Section(
-        ("GPU-hours and wall-clock",),
-        (
-            formula(
-                f"GPU-hours = FLOPs ÷ ({t.peak_flops_per_s / 1e12:,.0f} TFLOPS × MFU "
-                f"{eff.mfu:.2f} ÷ slowdowns {t.slowdown:.2f}) ÷ 3600 = "
-                f"{sci(r.flops.total_flops)} ÷ {sci(t.achieved_flops_per_s)} FLOP/s ÷ 3600 = ",
-                Bold(f"{t.compute_gpu_hours:,.1f} GPU-hours"),
-                Ref("article 000 §GPU-hours"),
-            ),
-            note(
-                f"Slowdowns: {' × '.join(parts)} (communication {comm_src}). Throughput: "
-                f"{t.tokens_per_s_per_gpu:,.0f} tokens/s per GPU = MFU × peak ÷ FLOPs per token."
-            ),
-            formula(
-                f"training wall-clock = {t.compute_gpu_hours:,.1f} GPU-h ÷ {t.num_gpus} GPUs = "
-                f"{fmt_hours(t.train_wall_s / 3600)}"
-            ),
-            formula(
-                f"held wall-clock = {held} = ",
-                Bold(fmt_hours(t.held_wall_s / 3600)),
-                f"; held GPU-hours = {_held_gpus(r)} × {t.held_wall_s / 3600:.2f} h = "
-                f"{t.held_gpu_hours:,.1f}",
-                Ref("article 001 §GPUs held, not GPUs computing"),
-            ),
-        ),
-    )
-
-
 def memory_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
     mem, hw, tr = r.memory, inputs.hardware, inputs.training
     rows = [((MEMORY_PART_LABELS[k],), (fmt_gib(v, 2),)) for k, v in mem.parts() if v > 0]
@@ -181,7 +132,8 @@ def memory_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
     none_fits = "none (no count of these GPUs fits)"
     gpus = f"{mem.gpus_needed}" if mem.gpus_needed is not None else none_fits
     offload = " and the optimizer offloaded to the CPU" if tr.cpu_offload_optimizer else ""
-    saved = "checkpointed layer inputs, 2·L·b·s·h" if tr.checkpointing == "full" else "every layer"
+    ckpt = r.layout.checkpointing
+    saved = "checkpointed layer inputs, 2·L·b·s·h" if ckpt else "every layer"
     return Section(
         ("Memory per GPU",),
         (
@@ -389,8 +341,15 @@ def explain(inputs: EstimateInputs, r: EstimateResult) -> tuple[Section, ...]:
         tokens_section(inputs, r),
         flops_section(inputs, r),
         *(s for s in (objective_section(inputs, r), generation_section(inputs, r)) if s),
+        rate_section(inputs, r),
         time_section(inputs, r),
+    ]
+    comm = comm_section(inputs, r)
+    if comm is not None:
+        sections.append(comm)
+    sections += [
         memory_section(inputs, r),
+        layout_section(inputs, r),
         cost_section(inputs, r),
         project_section(inputs, r),
     ]

@@ -12,6 +12,7 @@ from ..io.names import plain
 from .objective import objective_label_rows
 from .sections import spot_advice
 from .text import sci
+from .time_texts import checkpointing_text, gpus_text, memory_status_text, mfu_text
 
 
 def objective_rows(r: EstimateResult) -> list[tuple[str, str, str]]:
@@ -31,8 +32,10 @@ HEADLINES: tuple[tuple[str, str], ...] = (
 
 def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple[str, str, str]]:
     """(value, detail, tooltip) per headline key; pure, so tests compare against it."""
-    mem, t, c, p = r.memory, r.time, r.cost, r.project
+    mem, t, c, p, lay = r.memory, r.time, r.cost, r.project, r.layout
     need = "none fits" if mem.gpus_needed is None else f"{mem.gpus_needed} needed"
+    rented = gpus_text(lay)
+    gpus_detail = rented if lay.rounded_up else f"{need}"
     if c.spot_usd is not None:
         spot = f"spot {fmt_usd(c.spot_usd)} (F = {c.spot_factor:.3f}: {spot_advice(c)})"
     else:
@@ -40,24 +43,26 @@ def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple
     return {
         "memory": (
             f"{fmt_gib(mem.total_bytes)} of {fmt_gib(mem.usable_bytes)} usable",
-            f"{'fits' if mem.fits else 'does NOT fit'} · "
+            f"{memory_status_text(lay) if mem.fits else 'does NOT fit'} · "
             f"{inputs.hardware.usable_memory_fraction:.0%} of "
             f"{inputs.hardware.gpu.memory_gib:g} GiB "
             f"{inputs.hardware.gpu.name}",
-            "Peak memory of one GPU vs the usable share of its reported memory.",
+            "Peak memory of one GPU vs the usable share of its reported memory; amber when less "
+            f"than {lay.near_limit_fraction:.0%} of it stays free.",
         ),
         "gpus": (
-            f"{t.num_gpus} + {r.alignment.rollout_gpus} rollout"
-            if r.alignment.rollout_gpus
-            else f"{t.num_gpus} used",
-            f"{need} · {t.nodes} node{'s' if t.nodes != 1 else ''} of "
-            f"{inputs.hardware.gpus_per_node}",
-            "GPUs needed: the fewest whose per-GPU memory fits with the chosen sharding.",
+            (f"{lay.rented_gpus} rented" if lay.rounded_up else f"{t.num_gpus} used")
+            + (f" + {r.alignment.rollout_gpus} rollout" if r.alignment.rollout_gpus else ""),
+            f"{gpus_detail} · {t.nodes} node{'s' if t.nodes != 1 else ''} of {lay.node_size}",
+            "GPUs needed: the fewest whose per-GPU memory fits with the chosen sharding, rounded "
+            "up to what can be rented (the GPU's rental unit; whole nodes beyond one), all "
+            "billed.",
         ),
         "gpu_hours": (
             f"{t.compute_gpu_hours:,.1f} GPU-h",
-            f"{sci(r.flops.total_flops)} FLOPs at {fmt_pct(t.effective_mfu)} effective MFU",
-            "FLOPs ÷ achieved FLOP/s per GPU ÷ 3600 (article 000).",
+            f"{sci(r.flops.total_flops)} FLOPs at {fmt_pct(t.effective_mfu)} effective MFU · "
+            f"checkpointing {checkpointing_text(inputs.training.checkpointing, r)}",
+            f"FLOPs ÷ achieved FLOP/s per GPU ÷ 3600 (article 000). MFU {mfu_text(t)}.",
         ),
         "wall": (
             fmt_hours(t.held_wall_s / 3600),
@@ -145,7 +150,7 @@ def summary_text(inputs: EstimateInputs, r: EstimateResult) -> str:
     method = METHOD_LABELS[inputs.training.method].split(" (")[0]
     spot = f" · {fmt_usd(r.cost.spot_usd)} spot" if r.cost.spot_usd is not None else ""
     return (
-        f"{plain(inputs.model.name)} · {method} · {r.time.num_gpus} × "
+        f"{plain(inputs.model.name)} · {method} · {r.layout.rented_gpus} × "
         f"{plain(inputs.hardware.gpu.name)} · "
         f"{fmt_gib(r.memory.total_bytes)} / {fmt_gib(r.memory.usable_bytes)} per GPU"
         f"{'' if r.memory.fits else ' (does not fit)'} · {r.time.compute_gpu_hours:,.1f} "

@@ -14,6 +14,7 @@ from ..core.units import SECONDS_PER_HOUR, fmt_flops, fmt_gb, fmt_gib, fmt_hours
 from ..io.names import plain
 from .objective import objective_label_rows
 from .text import fmt_cost, fmt_count
+from .time_texts import checkpointing_text, gpus_text, memory_status_text, mfu_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +37,7 @@ def headline(inputs: EstimateInputs, r: EstimateResult) -> str:
     """'Qwen2.5-7B · Full · mixed-precision AdamW (16 B/param) · 2 × H100 SXM'."""
     method = METHOD_LABELS[inputs.training.method]
     gpu = plain(inputs.hardware.gpu.name)
-    return f"{plain(inputs.model.name)} · {method} · {r.time.num_gpus} × {gpu}"
+    return f"{plain(inputs.model.name)} · {method} · {r.layout.rented_gpus} × {gpu}"
 
 
 def estimate_sections(inputs: EstimateInputs, r: EstimateResult) -> list[Section]:
@@ -93,7 +94,8 @@ def _memory(inputs: EstimateInputs, r: EstimateResult) -> Section:
     )
     rows.append(("Usable", usable))
     if mem.fits:
-        rows.append(("Fits", f"yes, {fmt_gib(mem.headroom_bytes)} headroom"))
+        verdict = "yes" if r.layout.memory_status == "fits" else memory_status_text(r.layout)
+        rows.append(("Fits", f"{verdict}, {fmt_gib(mem.headroom_bytes)} headroom"))
     else:
         rows.append(("Fits", f"NO, short by {fmt_gib(-mem.headroom_bytes)}"))
     needed = str(mem.gpus_needed) if mem.gpus_needed is not None else "none (does not fit)"
@@ -141,11 +143,14 @@ def _time(inputs: EstimateInputs, r: EstimateResult) -> Section:
     t = r.time
     nodes = f"{t.nodes} node" + ("s" if t.nodes != 1 else "")
     throughput = (
-        f"{t.tokens_per_s_per_gpu:,.0f} tokens/s per GPU (MFU {fmt_pct(inputs.efficiency.mfu)}, "
-        f"effective {fmt_pct(t.effective_mfu)}, comm +{fmt_pct(t.comm_overhead, 0)})"
+        f"{t.tokens_per_s_per_gpu:,.0f} tokens/s per GPU (effective MFU "
+        f"{fmt_pct(t.effective_mfu)}, communication +{fmt_pct(t.comm_overhead, 0)})"
     )
+    gpu = plain(inputs.hardware.gpu.name)
     rows = [
-        ("GPUs", f"{t.num_gpus} on {nodes}" + _rollout_gpus(r)),
+        ("GPUs", f"{gpus_text(r.layout)} on {nodes}" + _rollout_gpus(r)),
+        ("Checkpointing", checkpointing_text(inputs.training.checkpointing, r)),
+        ("MFU", mfu_text(t, gpu)),
         ("Throughput", throughput),
         ("Compute", f"{t.compute_gpu_hours:,.2f} GPU-h"),
         ("Training wall-clock", fmt_hours(t.train_wall_s / SECONDS_PER_HOUR)),

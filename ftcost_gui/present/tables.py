@@ -17,6 +17,7 @@ from ..core.document import EstimateDocument
 from ..core.fields import field_spec
 from ..core.inputs import (
     METHOD_LABELS,
+    PADDING_LABELS,
     SHARDING_LABELS,
     DataSpec,
     EfficiencySpec,
@@ -30,6 +31,7 @@ from ..core.results import EstimateResult
 from ..core.scenarios import compare_scenarios
 from ..core.units import fmt_hours, fmt_usd
 from .text import fmt_count
+from .time_texts import checkpointing_text, gpus_text, mfu_text, price_origin_text
 
 MINUS = "\u2212"
 BEST_MARK = "✓"
@@ -141,7 +143,7 @@ def _num(x: float) -> str:
     return f"{x:,.4g}"
 
 
-PERCENT_FIELDS = ("mfu", "usable_memory_fraction")
+PERCENT_FIELDS = ("mfu", "usable_memory_fraction", "stack_efficiency")
 
 
 def _field(model: type[BaseModel], name: str, value: Any) -> tuple[str, str]:
@@ -149,13 +151,15 @@ def _field(model: type[BaseModel], name: str, value: Any) -> tuple[str, str]:
     spec = field_spec(model, name)
     unit = spec.unit
     if value is None:
-        text = "none" if name == "spot_usd_per_hour" else "—"
+        text = {"spot_usd_per_hour": "none", "mfu": "default"}.get(name, "—")
     elif isinstance(value, bool):
         text = "yes" if value else "no"
     elif name == "method":
         text = METHOD_LABELS.get(value, value)
     elif name == "sharding":
         text = SHARDING_LABELS.get(value, value)
+    elif name == "padding":
+        text = PADDING_LABELS.get(value, value)
     elif isinstance(value, tuple):
         text = ", ".join(str(v) for v in value)
     elif name in PERCENT_FIELDS:
@@ -193,7 +197,11 @@ def _scenario_inputs(inputs: EstimateInputs, r: EstimateResult | None) -> list[t
         out.append(("Tokens processed (D)", fmt_count(r.tokens.tokens_processed)))
     out += [
         _field(DataSpec, "max_seq_len", d.max_seq_len),
-        _field(DataSpec, "packing", d.packing),
+        _field(DataSpec, "padding", d.padding),
+    ]
+    if d.mode == "examples" and d.padding != "pack":
+        out.append(_field(DataSpec, "length_cv", d.length_cv))
+    out += [
         _field(TrainingSpec, "method", t.method),
     ]
     if t.method in ("lora", "qlora"):
@@ -201,18 +209,18 @@ def _scenario_inputs(inputs: EstimateInputs, r: EstimateResult | None) -> list[t
     out += [
         _field(TrainingSpec, "micro_batch", t.micro_batch),
         _field(TrainingSpec, "grad_accum", t.grad_accum),
-        ("GPUs", f"{r.time.num_gpus}" if r is not None else str(t.num_gpus))
+        ("GPUs", gpus_text(r.layout) if r is not None else str(t.num_gpus))
         if t.auto_gpu_count
         else _field(TrainingSpec, "num_gpus", t.num_gpus),
         _field(TrainingSpec, "sharding", t.sharding),
-        _field(TrainingSpec, "checkpointing", t.checkpointing),
+        ("Activation checkpointing", checkpointing_text(t.checkpointing, r)),
         _field(GpuSpec, "name", g.name),
         _field(GpuSpec, "memory_gib", g.memory_gib),
         _field(GpuSpec, "bf16_tflops", g.bf16_tflops),
         _field(HardwareSpec, "usable_memory_fraction", h.usable_memory_fraction),
         _field(GpuSpec, "on_demand_usd_per_hour", g.on_demand_usd_per_hour),
         _field(GpuSpec, "spot_usd_per_hour", g.spot_usd_per_hour),
-        _field(EfficiencySpec, "mfu", e.mfu),
+        ("MFU", mfu_text(r.time) if r is not None else _field(EfficiencySpec, "mfu", e.mfu)[1]),
         _field(ProjectSpec, "planned_runs", p.planned_runs),
         _field(ProjectSpec, "failed_runs", p.failed_runs),
         _field(ProjectSpec, "engineering_hours", p.engineering_hours),
@@ -262,11 +270,16 @@ def price_rows(document: EstimateDocument) -> list[PriceRow]:
     """Each distinct GPU price used, with its date and source and the scenarios using it."""
     seen: dict[tuple, list[str]] = {}
     specs: dict[tuple, GpuSpec] = {}
+    origins: dict[tuple, str] = {}
     for s in document.scenarios:
-        g = s.inputs.hardware.gpu
-        key = (g.name, g.on_demand_usd_per_hour, g.spot_usd_per_hour, g.price_as_of, g.price_source)
+        g, origin = s.inputs.hardware.gpu, s.inputs.hardware.price_origin
+        key = (
+            g.name, g.on_demand_usd_per_hour, g.spot_usd_per_hour, g.price_as_of, g.price_source,
+            origin,
+        )  # fmt: skip
         seen.setdefault(key, []).append(s.name)
         specs[key] = g
+        origins[key] = origin
     rows = []
     for key, names in seen.items():
         g = specs[key]
@@ -276,7 +289,7 @@ def price_rows(document: EstimateDocument) -> list[PriceRow]:
                 on_demand=f"${g.on_demand_usd_per_hour:,.2f}",
                 spot="none" if g.spot_usd_per_hour is None else f"${g.spot_usd_per_hour:,.2f}",
                 as_of=g.price_as_of or "not recorded",
-                source=g.price_source or "entered by the user",
+                source=price_origin_text(origins[key], g.price_source),
                 scenarios=", ".join(names),
             )
         )

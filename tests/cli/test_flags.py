@@ -23,7 +23,7 @@ FIRST_RELEASE = {
     "--mean-tokens": "data.mean_tokens_per_example",
     "--epochs": "data.epochs",
     "--seq-len": "data.max_seq_len",
-    "--packing": "data.packing",
+    "--padding": "data.padding",
     "--method": "training.method",
     "--rank": "training.lora_rank",
     "--targets": "training.lora_targets",
@@ -93,7 +93,8 @@ def test_every_field_is_a_flag_but_text():
     assert set(skipped_fields()) == set(_all_fields()) - paths
     assert set(skipped_fields()) == {
         "model.name", "hardware.gpu.id", "hardware.gpu.name", "hardware.gpu.vendor",
-        "hardware.gpu.price_as_of", "hardware.gpu.price_source",
+        "hardware.gpu.price_as_of", "hardware.gpu.price_source", "hardware.gpu.achievable_source",
+        "hardware.gpu.achievable_as_of", "hardware.price_origin",
     }  # fmt: skip
 
 

@@ -11,6 +11,7 @@ from ftcost_gui.cli import main
 from ftcost_gui.core.estimate import estimate
 from ftcost_gui.core.inputs import EstimateInputs
 from ftcost_gui.core.units import fmt_usd
+from ftcost_gui.io.estimate_file import save_estimate
 
 
 def _one_error_line(err: str) -> None:
@@ -155,6 +156,8 @@ def test_unusable_config_folder_catalogs_table(tmp_path, monkeypatch, capsys):
 
 
 def test_estimate_without_gpu_says_nothing_about_catalogs(tmp_path, monkeypatch, capsys):
+    plan = tmp_path / "plan.ftcost"
+    save_estimate(plan, EstimateInputs())
     _unusable_config("file-in-place", tmp_path, monkeypatch)
-    assert main(["estimate", "--json"]) == 0
+    assert main(["estimate", str(plan), "--json"]) == 0
     assert capsys.readouterr().err == ""

@@ -35,7 +35,7 @@ PEAK_SEQ_LEN = 512
 def peft_setup(method: str, rank: int, targets: list[str]) -> EstimateInputs:
     doc = EstimateInputs().model_dump()
     doc["model"] = LLAMA_32_3B
-    doc["data"].update(max_seq_len=PEAK_SEQ_LEN, packing=False)
+    doc["data"].update(max_seq_len=PEAK_SEQ_LEN, padding="max_length")
     doc["training"].update(
         method=method,
         lora_rank=rank,

@@ -250,8 +250,14 @@ def test_o_001_gpus_held_vs_computing():
 
 def test_p_001_useful_token_fraction():
     assert round(cal.useful_token_fraction(400, 2048), 2) == 0.2
+    # The article's rule: every example at the mean length (no spread), padded to the bucket.
     r = estimate(
-        make(data__mean_tokens_per_example=400, data__max_seq_len=2048, data__packing=False)
+        make(
+            data__mean_tokens_per_example=400,
+            data__max_seq_len=2048,
+            data__padding="max_length",
+            data__length_cv=0.0,
+        )
     )
     assert r.tokens.useful_fraction == pytest.approx(400 / 2048)
     assert r.tokens.tokens_processed == pytest.approx(r.tokens.useful_tokens * 2048 / 400)
@@ -288,7 +294,7 @@ def test_r_004_step_based_estimate():
             "llama-2-7b",
             data__num_examples=10_000,
             data__epochs=3,
-            data__packing=False,
+            data__padding="max_length",
             training__method="lora",
             training__micro_batch=16,
             training__grad_accum=4,

@@ -81,8 +81,17 @@ def test_state_bytes_and_checkpoint_params():
 @pytest.mark.parametrize(
     ("edits", "source", "fraction"),
     [
-        ({"data__packing": True}, "packing", 1.0),
-        ({"data__packing": False, "data__mean_tokens_per_example": 512.0}, "padding", 0.25),
+        ({"data__padding": "pack"}, "packing", 1.0),
+        (
+            {
+                "data__padding": "max_length",
+                "data__mean_tokens_per_example": 512.0,
+                "data__length_cv": 0.0,
+            },
+            "max_length",
+            0.25,
+        ),
+        ({"data__padding": "longest"}, "longest", 1.0),  # micro-batch 1: nothing to pad
         ({"data__mode": "tokens"}, "tokens", 1.0),
         ({"data__useful_fraction_override": 0.8}, "given", 0.8),
     ],
@@ -125,6 +134,10 @@ def test_memory_step_depends_on_memory_inputs_only():
     assert MemoryInputs.of(a) == MemoryInputs.of(b)
     assert estimate(a).memory == estimate(b).memory
     counts = effective_counts(a.model)
+    # Checkpointing "auto" is resolved by the estimate (it compares the rented GPUs of both
+    # settings); the memory step takes it resolved.
+    ckpt = "full" if estimate(a).layout.checkpointing else "none"
+    a = a.edited("training", checkpointing=ckpt)
     step = memory_per_gpu(MemoryInputs.of(a), counts, NO_ADAPTERS, [])
     assert step.breakdown == estimate(a).memory
     assert step.num_gpus == estimate(a).time.num_gpus
@@ -142,7 +155,7 @@ def test_build_makes_what_model_construct_makes():
     r = estimate(make(training__method="lora", efficiency__step_time_s=1.5))
     parts = [r, *(getattr(r, name) for name in type(r).model_fields)]
     models = [p for p in parts if hasattr(p, "model_dump")]
-    assert len(models) == 12
+    assert len(models) == 13
     for part in models:
         cls = type(part)
         values = {name: getattr(part, name) for name in cls.model_fields}

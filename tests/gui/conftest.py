@@ -39,7 +39,19 @@ def dialogs(_no_real_modal_dialogs):
 
 
 @pytest.fixture
-def window(qtbot):
+def article_000_first(monkeypatch):
+    """New documents are article 000's worked example (Qwen2.5-7B full FT at MFU 0.40), the
+    numbers these tests check by hand; the app starts new documents from the shared defaults
+    (core/defaults.py; tests/gui/test_window.py::test_first_launch_is_the_clis_new_estimate)."""
+    from ftcost_gui.gui import defaults
+    from ftcost_gui.gui.window import files, main_window, scenario_bar
+
+    for module in (main_window, files, scenario_bar):
+        monkeypatch.setattr(module, "first_launch_inputs", defaults.article_000)
+
+
+@pytest.fixture
+def window(qtbot, article_000_first):
     from ftcost_gui.gui.app import build_window
 
     w = build_window(build_plots_now=True)

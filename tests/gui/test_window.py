@@ -29,6 +29,28 @@ def _assert_views_match(window, inputs):
     return r
 
 
+def test_first_launch_is_the_clis_new_estimate(qtbot, tmp_path, monkeypatch, capsys):
+    """Issue 11 observation 7: the window's first estimate and the CLI's new estimate are the
+    same inputs (the MFU left to the default, the active catalog's GPU and prices), so they give
+    the same figures."""
+    import json
+
+    from ftcost_gui.cli import main
+    from ftcost_gui.gui.app import build_window
+
+    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
+    w = build_window(build_plots_now=True)
+    qtbot.addWidget(w)
+    assert main(["estimate", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert w.store.inputs == EstimateInputs.model_validate(doc["inputs"])
+    assert w.store.inputs.efficiency.mfu is None
+    assert w.store.inputs.hardware.price_origin == "built-in"
+    r = w.store.recompute_now()
+    assert r.time.compute_gpu_hours == doc["result"]["time"]["compute_gpu_hours"]
+    assert r.cost.on_demand_usd == doc["result"]["cost"]["on_demand_usd"]
+
+
 def test_first_launch_shows_article_000(window):
     assert window.store.inputs == article_000()
     r = _assert_views_match(window, article_000())
@@ -184,7 +206,7 @@ def test_explain_view_shows_current_numbers(window):
     window.store.recompute_now()
     window.results.tabs.setCurrentWidget(window.results.explain)
     text = window.results.explain.toPlainText()
-    assert "MFU 0.30" in text
+    assert "× 0.300)" in text and "MFU used = 30.0%" in text
     from ftcost_gui.present.text import sci
 
     assert sci(window.store.result.flops.total_flops) in text

@@ -36,7 +36,11 @@ def sample_inputs() -> EstimateInputs:
     return EstimateInputs.model_validate(
         {
             "model": builtin_presets().find("qwen2.5-0.5b").spec.model_dump(),
-            "data": {"num_examples": 1234, "mean_tokens_per_example": 777.5, "packing": False},
+            "data": {
+                "num_examples": 1234,
+                "mean_tokens_per_example": 777.5,
+                "padding": "max_length",
+            },
             "training": {
                 "method": "qlora",
                 "lora_rank": 8,

@@ -86,8 +86,8 @@ def test_unknown_fields_are_refused_everywhere():
         ("model", "num_layers", 32.0, "model.num_layers: Input should be a valid integer"),
         ("model", "num_layers", "32", "model.num_layers: Input should be a valid integer"),
         ("data", "total_tokens", "1e8", "data.total_tokens: Input should be a valid number"),
-        ("data", "packing", 1, "data.packing: Input should be a valid boolean"),
-        ("data", "packing", "yes", "data.packing: Input should be a valid boolean"),
+        ("data", "padding", 1, "data.padding: Input should be 'longest', 'max_length' or 'pack'"),
+        ("data", "padding", True, "data.padding: Input should be 'longest'"),
         ("training", "lora_targets", "q_proj", "training.lora_targets: Input should be a valid"),
         ("model", "name", 7, "model.name: Input should be a valid string"),
     ],
@@ -110,7 +110,7 @@ def test_no_lax_coercion(section, field, value, needle):
     ],
 )
 def test_non_finite_numbers_are_refused_while_parsing(raw, needle):
-    text = dumps_estimate(EstimateInputs()).replace('"mfu": 0.35', f'"mfu": {raw}')
+    text = dumps_estimate(EstimateInputs()).replace('"mfu_band": 0.3', f'"mfu_band": {raw}')
     assert raw in text
     assert needle in refused(text)
 
@@ -165,7 +165,12 @@ def test_v2_to_v3_adds_exactly_the_new_fields_with_their_old_values(monkeypatch)
     for before, after in zip(v2["scenarios"], migrated["scenarios"], strict=True):
         added = _doc_paths(after["inputs"]) - _doc_paths(before["inputs"])
         assert added == set(V3_NEW_FIELDS)
+        # data.padding is rewritten from data.packing (removed), the listed value is the fallback
+        packing = before["inputs"]["data"]["packing"]
+        assert after["inputs"]["data"]["padding"] == ("pack" if packing else "max_length")
         for path, value in V3_NEW_FIELDS.items():
+            if path == "data.padding":
+                continue
             node = after["inputs"]
             for part in path.split("."):
                 node = node[part]

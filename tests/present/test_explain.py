@@ -26,8 +26,9 @@ def test_article_000_numbers_are_in_the_text():
     text = _text(explain_html(inputs, r))
     assert sci(r.flops.total_flops) in text
     assert sci(r.tokens.tokens_processed) in text
-    assert "989 TFLOPS × MFU 0.40" in text
-    assert f"{r.time.compute_gpu_hours:,.1f} GPU-hours" in text
+    assert "(989 TFLOPS × 0.400)" in text
+    assert "given: one MFU for every GPU" in text
+    assert f"{r.time.compute_gpu_hours:,.2f} GPU-hours" in text
     assert "16 = 2 (bf16 weights) + 2 (bf16 grads) + 4 (fp32 master) + 8" in text
     assert "usable = 85% × 79.6 GiB" in text
     assert f"= {r.memory.gpus_needed}" in text
@@ -67,7 +68,7 @@ def test_tokens_mode_step_check_counts_one_pass():
 
     inputs = EstimateInputs.model_validate(
         {
-            "data": {"mode": "tokens", "total_tokens": 6e7, "epochs": 3, "packing": False},
+            "data": {"mode": "tokens", "total_tokens": 6e7, "epochs": 3, "padding": "max_length"},
             "training": {"micro_batch": 4, "grad_accum": 4, "auto_gpu_count": False},
             "efficiency": {"step_time_s": 3.0},
         }

@@ -7,7 +7,7 @@ from typing import ClassVar
 from ...core.inputs import DataSpec, EstimateInputs
 from .form import FormPanel
 
-EXAMPLES_ONLY = ("num_examples", "mean_tokens_per_example", "epochs")
+EXAMPLES_ONLY = ("num_examples", "mean_tokens_per_example", "epochs", "padding", "length_cv")
 TOKENS_ONLY = ("total_tokens",)
 
 
@@ -24,7 +24,8 @@ class DataPanel(FormPanel):
                 "epochs",
                 "total_tokens",
                 "max_seq_len",
-                "packing",
+                "padding",
+                "length_cv",
                 "useful_fraction_override",
             ),
         ),
@@ -61,8 +62,9 @@ class DataPanel(FormPanel):
                 label.setProperty("base_text", label.text())
             label.setText(labels.get(name, label.property("base_text")))
         if kind == "rl":  # rollouts take their lengths from the objective and are not packed
-            for name in ("mean_tokens_per_example", "max_seq_len", "packing"):
+            for name in ("mean_tokens_per_example", "max_seq_len", "padding", "length_cv"):
                 self.set_row_state("data", name, visible=False)
         else:
             self.set_row_state("data", "max_seq_len", visible=True)
-            self.set_row_state("data", "packing", visible=True)
+            for name in ("padding", "length_cv"):  # examples only (update_applicability)
+                self.set_row_state("data", name, visible=examples)

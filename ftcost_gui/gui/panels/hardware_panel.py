@@ -12,12 +12,17 @@ from typing import ClassVar
 
 from pydantic import ValidationError
 from PySide6.QtCore import Qt
+from PySide6.QtGui import Qt as GuiQt  # its convertFromPlainText: a GPU name is never rich text
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMessageBox, QPushButton
 
 from ...core.catalog import BUILTIN_NAME, EffectiveRow, id_key
 from ...core.compare import inputs_with_gpu
+from ...core.defaults import with_spec
+from ...core.fields import field_spec
 from ...core.inputs import EfficiencySpec, EstimateInputs, GpuSpec, HardwareSpec
+from ...core.results import EstimateResult
 from ...io.catalog_store import CatalogError
+from ...present.time_texts import mfu_text
 from ..binding import signals_blocked
 from ..catalog.editor import open_catalog_editor
 from ..catalog.service import CatalogService
@@ -63,7 +68,11 @@ class HardwarePanel(FormPanel):
             (
                 "memory_gib",
                 "bf16_tflops",
+                "achievable_fraction",
                 "interconnect",
+                "interconnect_gb_s",
+                "network_gbit_s",
+                "rent_unit_gpus",
                 "on_demand_usd_per_hour",
                 "spot_usd_per_hour",
             ),
@@ -72,7 +81,13 @@ class HardwarePanel(FormPanel):
             "Cluster",
             "hardware",
             HardwareSpec,
-            ("gpus_per_node", "usable_memory_fraction", "framework_overhead_gib"),
+            (
+                "gpus_per_node",
+                "rent_whole_units",
+                "usable_memory_fraction",
+                "framework_overhead_gib",
+                "near_limit_fraction",
+            ),
         ),
         (
             "Efficiency",
@@ -80,7 +95,10 @@ class HardwarePanel(FormPanel):
             EfficiencySpec,
             (
                 "mfu",
+                "stack_efficiency",
                 "mfu_band",
+                "communication",
+                "comm_overlap",
                 "comm_overhead",
                 "qlora_slowdown",
                 "offload_slowdown",
@@ -92,6 +110,9 @@ class HardwarePanel(FormPanel):
     SPECIAL_TEXT: ClassVar[dict[str, str]] = {
         "spot_usd_per_hour": "none",
         "comm_overhead": "auto",
+        "mfu": "default",
+        "stack_efficiency": "default",
+        "qlora_slowdown": "from bandwidth",
         "measured_tokens_per_s": "none",
         "step_time_s": "none",
     }
@@ -146,6 +167,7 @@ class HardwarePanel(FormPanel):
         self.catalog_combo.activated.connect(self._on_catalog_activated)
         self.edit_catalogs_button.clicked.connect(self.open_catalog_editor)
         self.catalog.changed.connect(self._on_catalog_changed)
+        self.store.resultChanged.connect(self.show_defaults)
         self._fill_catalog_combo()
         self._fill_gpu_combo()
 
@@ -220,6 +242,7 @@ class HardwarePanel(FormPanel):
         except ValidationError as exc:
             self.store.fieldError.emit("hardware", "gpu", describe_validation_error(exc))
             return
+        inputs = with_spec(inputs, inputs.hardware.gpu, row.origin)  # credit its catalog
         self.store.set_inputs(inputs, description=f"Use GPU {row.gpu.name}")
 
     def select_gpu(self, gpu_id: str) -> None:
@@ -281,8 +304,32 @@ class HardwarePanel(FormPanel):
                 note = f"Custom GPU ({why}). Prices: your own."
         self.price_note.setText(note)
 
+    def show_defaults(self, result: EstimateResult | None) -> None:
+        """The derived values an empty MFU or stack efficiency stands for, in the field itself
+        ('default 32%') and its tooltip ('default for LoRA on H100 SXM: 32%')."""
+        if result is None:
+            return
+        t, gpu = result.time, self.store.inputs.hardware.gpu.name
+        for name, short, full in (
+            ("mfu", f"default {t.mfu_default:.0%}", mfu_text(t, gpu)),
+            (
+                "stack_efficiency",
+                f"default {t.mfu_default / t.achievable_fraction:.2f}",
+                f"default stack efficiency: {t.stack_method:.2f} × data shape {t.shape_factor:.2f}",
+            ),
+        ):
+            editor = self.editor("efficiency", name)
+            editor.setSpecialValueText(short)
+            spec_help = field_spec(EfficiencySpec, name).tooltip
+            tip = f"{full}\n\n{spec_help}"  # the GPU name is data: never read as rich text
+            plain = GuiQt.WhiteSpaceMode.WhiteSpaceNormal
+            editor.setToolTip(GuiQt.convertFromPlainText(tip, plain))
+
     def update_applicability(self, inputs: EstimateInputs) -> None:
         self._sync_picker(inputs)
         tr = inputs.training
+        links = inputs.efficiency.communication == "links"
+        self.set_row_state("efficiency", "comm_overlap", enabled=links)
+        self.show_defaults(self.store.result)
         self.set_row_state("efficiency", "qlora_slowdown", enabled=tr.method == "qlora")
         self.set_row_state("efficiency", "offload_slowdown", enabled=tr.cpu_offload_optimizer)
