@@ -316,11 +316,11 @@ def test_article_000_rl_generation_runs_at_single_digit_mfu_and_a_step_costs_ten
 
 
 def test_dpo_with_packing_says_trl_does_not_pack_pairs():
-    packed = estimate(dpo(data__packing=True, training__micro_batch=4))
+    packed = estimate(dpo(data__padding="pack", training__micro_batch=4))
     assert any("does not pack pairs" in w for w in packed.warnings)
-    unpacked = estimate(dpo(data__packing=False, training__micro_batch=4))
+    unpacked = estimate(dpo(data__padding="longest", training__micro_batch=4))
     assert not any("pack" in w for w in unpacked.warnings)
-    one_pair = estimate(dpo(data__packing=True, training__micro_batch=1))  # nothing to pad to
+    one_pair = estimate(dpo(data__padding="pack", training__micro_batch=1))  # nothing to pad to
     assert not any("pack" in w for w in one_pair.warnings)
 
 

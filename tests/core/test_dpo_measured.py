@@ -34,6 +34,7 @@ def test_dpo_step_flops_match_the_measured_step():
         data__mean_tokens_per_example=s,
         data__epochs=1,
         data__max_seq_len=s,
+        data__length_cv=0.0,  # the measured pair: both sequences exactly s tokens
         training__method="full_amp_adamw",
         training__checkpointing="none",
         objective__objective="dpo",
