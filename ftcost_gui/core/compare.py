@@ -9,7 +9,7 @@ outranks the efficiency ratio' (article 001, 'Picking the SKU'). Pure: no Qt, no
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,6 +21,9 @@ from .results import EstimateResult
 from .units import TERA
 
 _GPU_FIELDS = frozenset(GpuSpec.model_fields)
+# What core.estimate.plan reads of a GPU: everything but its id and prices (finish reads those).
+_NOT_FACTS = ("id", "on_demand_usd_per_hour", "spot_usd_per_hour", "price_as_of", "price_source")
+_FACT_FIELDS = tuple(f for f in GpuSpec.model_fields if f not in _NOT_FACTS)
 
 
 class GpuComparison(BaseModel):
@@ -59,13 +62,18 @@ class GpuComparison(BaseModel):
 @dataclass(frozen=True, slots=True)
 class Offer:
     """What a comparison row needs from a catalog row: the spec (validated once, when the catalog
-    was read) and the row's origin, provider, region and tier."""
+    was read) and the row's origin, provider, region and tier. ``facts`` is what ``plan`` reads
+    of the GPU (the spec but its id and prices): offers with equal facts share one plan."""
 
     spec: GpuSpec
     origin: str | None = None
     provider: str = ""
     region: str = ""
     pricing_tier: PricingTier = "on_demand"
+    facts: tuple[Any, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "facts", tuple(getattr(self.spec, f) for f in _FACT_FIELDS))
 
 
 def offer(item: EffectiveRow | CatalogGpu | GpuSpec | Offer) -> Offer:
@@ -182,14 +190,6 @@ def fastest_fitting(rows: Iterable[GpuComparison]) -> GpuComparison | None:
 
 # --- Many offers, few changes: the comparison of the window's "Which GPU" view ----------------
 
-_PRICE_FIELDS = ("on_demand_usd_per_hour", "spot_usd_per_hour", "price_as_of", "price_source")
-_NO_PRICES = dict.fromkeys(_PRICE_FIELDS)
-
-
-def _facts(spec: GpuSpec) -> GpuSpec:
-    """The spec without its prices: what ``plan`` reads of a GPU (``finish`` reads the prices)."""
-    return spec.model_copy(update=_NO_PRICES)
-
 
 class GpuComparer:
     """``compare_gpus`` for a catalog that changes rarely and inputs that change often.
@@ -210,8 +210,10 @@ class GpuComparer:
     def __init__(self) -> None:
         self._key: EstimateInputs | None = None
         self._inputs: EstimateInputs | None = None
-        self._rows: dict[Offer, GpuComparison] = {}
-        self._plans: dict[GpuSpec, Plan] = {}
+        # By the offer's identity: offers are made once per catalog row (CatalogService), and
+        # hashing 5,000 pydantic specs per look would cost more than the lookups save.
+        self._rows: dict[int, tuple[Offer, GpuComparison]] = {}
+        self._plans: dict[tuple[Any, ...], Plan] = {}
         self.plans = 0
         self.finishes = 0
 
@@ -226,27 +228,29 @@ class GpuComparer:
             self._plans.clear()
         self._inputs = inputs
 
+    def _known(self, o: Offer) -> GpuComparison | None:
+        hit = self._rows.get(id(o))
+        return hit[1] if hit is not None and hit[0] is o else None
+
     def missing(self, inputs: EstimateInputs, offers: Iterable[Offer]) -> list[Offer]:
-        """The offers not compared yet for these inputs, in the order given, each once."""
+        """The offers not compared yet for these inputs, in the order given."""
         self._use(inputs)
-        rows = self._rows
-        return list(dict.fromkeys(o for o in offers if o not in rows))
+        return [o for o in offers if self._known(o) is None]
 
     def compare_some(self, inputs: EstimateInputs, offers: Iterable[Offer]) -> None:
         """Compare these offers (those already compared are skipped)."""
         self._use(inputs)
         for o in offers:
-            if o in self._rows:
+            if self._known(o) is not None:
                 continue
             row_inputs = inputs_on_gpu(inputs, o.spec)
-            facts = _facts(o.spec)
-            p = self._plans.get(facts)
+            p = self._plans.get(o.facts)
             if p is None:
-                p = self._plans[facts] = plan(row_inputs)
+                p = self._plans[o.facts] = plan(row_inputs)
                 self.plans += 1
             result = finish(p._replace(inputs=row_inputs))
             self.finishes += 1
-            self._rows[o] = comparison_row(result, o)
+            self._rows[id(o)] = (o, comparison_row(result, o))
 
     def rows(self, inputs: EstimateInputs, offers: Sequence[Offer]) -> list[GpuComparison]:
         """One comparison per offer, in the order given (missing ones are compared now)."""
@@ -254,7 +258,7 @@ class GpuComparer:
         current = id_key(inputs.hardware.gpu.id)
         out = []
         for o in offers:
-            r = self._rows[o]
+            r = self._rows[id(o)][1]
             if id_key(o.spec.id) == current:
                 r = r.model_copy(update={"current": True})
             out.append(r)

@@ -246,6 +246,9 @@ def test_offers_at_other_prices_share_a_plan_and_give_the_same_rows():
                 update={"on_demand_usd_per_hour": od, "spot_usd_per_hour": spot}
             )
             variants.append(replace(o, spec=spec, provider="P", region="r"))
+        # Another id (another provider's row of the same GPU) shares the plan too.
+        spec = o.spec.model_copy(update={"id": f"{o.spec.id}-lab", "on_demand_usd_per_hour": 2.0})
+        variants.append(replace(o, spec=spec, provider="Lab"))
     c = GpuComparer()
     rows = c.rows(inputs, base + variants)
     assert (c.plans, c.finishes) == (len(base), len(base) + len(variants))

@@ -75,8 +75,11 @@ def test_table_is_compare_gpus_ranked_by_cost(window):
     # The built-in catalog states no provider and one tier: those columns and filters are hidden.
     assert view.table.isColumnHidden(COL_PROVIDER) and view.table.isColumnHidden(COL_TIER)
     assert not view.filters.isVisibleTo(view)
-    # The chart: one bar per row, the cheapest marked, axis labels with units.
-    assert view.chart.values == [r.on_demand_usd for r in ranked]
+    # The chart: one bar per row as far as the height gives each bar a readable name, the
+    # cheapest marked, axis labels with units.
+    k = view.chart.bars_that_fit()
+    assert 3 <= k and (k == 40 or view.chart.height() - 56 < (k + 1) * 16)
+    assert view.chart.values == [r.on_demand_usd for r in ranked[:k]]
     assert view.chart.colors[0] == CHEAPEST_COLOR
     assert set(view.chart.colors[1:]) == {FIT_COLOR}
     assert view.chart.star.isVisible() and view.chart.star.toPlainText().startswith("★")
@@ -106,7 +109,8 @@ def test_not_fitting_rows_go_last_and_grey(window):
     assert _texts(view, last)[0] == "–" and _texts(view, last)[COL_FITS] == "no"
     assert "needs" in _texts(view, last)[COL_GPUS]
     assert view.model.index(last, 0).data(Qt.ItemDataRole.ForegroundRole) is not None
-    assert view.chart.colors[last] == NO_FIT_COLOR
+    drawn = view.rows[: len(view.chart.colors)]
+    assert [c == NO_FIT_COLOR for c in view.chart.colors] == [not r.fits for r in drawn]
 
 
 def test_work_is_counted_nothing_while_hidden(window):
@@ -247,3 +251,16 @@ def test_tier_labels_in_the_table(tier):
     from ftcost_gui.core.catalog import TIER_LABELS
 
     assert TIER_LABELS[tier] == "3-year committed"
+
+
+def test_the_chart_draws_what_its_height_can_name(window, qtbot):
+    _ui, view = _show(window)
+    n = len(view.rows)
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: view.chart.bars_that_fit() < 20, timeout=2000)
+    small = len(view.chart.values)
+    assert small == view.chart.bars_that_fit() < n
+    assert f"Bars: the first {small} of {n}" in view.legend.text()
+    window.resize(1400, 1600)
+    qtbot.waitUntil(lambda: len(view.chart.values) == min(n, 40), timeout=2000)
+    assert "first" not in view.legend.text()

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pyqtgraph as pg
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from ...core.compare import GpuComparison
 from ...core.units import fmt_usd
@@ -18,6 +18,8 @@ FIT_COLOR = "#0072B2"
 CHEAPEST_COLOR = "#E69F00"
 NO_FIT_COLOR = "#BBBBBB"
 MAX_BARS = 40  # more bars than this cannot carry a readable name each
+ROW_PX = 16  # the least height of one bar with its name (a name per bar, never overlapping)
+_AXES_PX = 56  # the bottom axis, its label and the margins
 
 
 def legend_html() -> str:
@@ -47,7 +49,7 @@ class _NameAxis(pg.AxisItem):
 class CostBarChart(pg.PlotWidget):
     """Horizontal bars: cost per run per GPU (first on top), at most ``MAX_BARS`` of them."""
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, legend: QLabel | None = None):
         self.name_axis = _NameAxis()
         super().__init__(parent, axisItems={"left": self.name_axis}, background="w")
         self.setObjectName("gpu_cost_chart")
@@ -72,9 +74,29 @@ class CostBarChart(pg.PlotWidget):
         pi.addItem(self.star)
         self.values: list[float] = []
         self.colors: list[str] = []
+        self._rows: list[GpuComparison] = []
+        self.note = ""
+        self.legend = legend
+        self._cheapest: GpuComparison | None = None
+
+    def bars_that_fit(self) -> int:
+        """As many bars as the height gives each a readable name (at least 3, at most 40)."""
+        return max(3, min(MAX_BARS, (self.height() - _AXES_PX) // ROW_PX))
 
     def set_rows(self, rows: Sequence[GpuComparison], cheapest: GpuComparison | None) -> None:
-        rows = rows[:MAX_BARS]
+        """The table's rows in its order; the first ``bars_that_fit()`` are drawn."""
+        self._rows, self._cheapest = list(rows), cheapest
+        self._draw()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        rows = self.__dict__.get("_rows")  # None while PlotWidget.__init__ lays itself out
+        if rows and min(self.bars_that_fit(), len(rows)) != len(self.values):
+            self._draw()
+
+    def _draw(self) -> None:
+        cheapest, every = self._cheapest, self._rows
+        rows = every[: self.bars_that_fit()]
         names = [r.gpu_name + (f" · {r.provider}" if r.provider else "") for r in rows]
         self.values = [r.run_usd for r in rows]
         self.colors = [
@@ -90,14 +112,19 @@ class CostBarChart(pg.PlotWidget):
             brushes=[pg.mkBrush(c) for c in self.colors],
             pens=pens or None,  # pyqtgraph 0.13 fails on an empty list of pens
         )
-        top = max(self.values, default=1.0) or 1.0
         pi = self.getPlotItem()
+        self.note = (
+            f"Bars: the first {len(rows)} of {len(every):,}" if len(rows) < len(every) else ""
+        )
+        if self.legend is not None:  # the key below the chart wraps; an axis label would be cut
+            self.legend.setText(legend_html() + (f"<br>{self.note}" if self.note else ""))
+        top = max(self.values, default=1.0) or 1.0
         pi.setXRange(0, top * 1.22, padding=0)
         pi.setYRange(-0.6, max(len(rows), 1) - 0.4, padding=0)
-        if cheapest is not None and cheapest in rows:
-            i = rows.index(cheapest)
+        shown = next((i for i, r in enumerate(rows) if r is cheapest), None)
+        if cheapest is not None and shown is not None:
             self.star.setText(f"★ {fmt_usd(cheapest.run_usd)}")
-            self.star.setPos(cheapest.run_usd + top * 0.01, i)
+            self.star.setPos(cheapest.run_usd + top * 0.01, shown)
             self.star.setVisible(True)
         else:
             self.star.setVisible(False)

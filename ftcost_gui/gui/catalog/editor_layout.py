@@ -139,6 +139,7 @@ class EditorLayout(QDialog):
         hh.setMinimumSectionSize(40)
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.verticalHeader().setDefaultSectionSize(24)
+        self.table.verticalHeader().setResizeContentsPrecision(400)  # rows sampled per column
         plan.addWidget(self.table, 1)
         self.import_errors_label = QLabel(page)
         self.import_errors_label.setObjectName("import_errors_label")

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
@@ -29,6 +30,19 @@ if TYPE_CHECKING:  # the view imports pyqtgraph: built when first shown
     from .which_gpu_view import GpuCompareView
 
 SLICE_ROWS = 64  # rows compared per event-loop turn (~15-25 ms on a slow laptop core)
+_PROGRESS_EVERY = 8  # slices between two progress texts
+
+
+@dataclass(slots=True)
+class _Job:
+    """One refresh: what to compare, and how far the slices got."""
+
+    inputs: EstimateInputs
+    offers: Sequence[Offer]
+    catalog: str
+    missing: list[Offer]
+    done: int = 0
+    slices: int = 0
 
 
 class WhichGpuTab(QObject):
@@ -40,7 +54,7 @@ class WhichGpuTab(QObject):
         self.comparer = GpuComparer()
         self.view: GpuCompareView | None = None
         self.stale = True
-        self._job: tuple[EstimateInputs, Sequence[Offer], str] | None = None
+        self._job: _Job | None = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -92,8 +106,9 @@ class WhichGpuTab(QObject):
     def refresh(self) -> None:
         """Compare for the current inputs and catalog: a first slice now, the rest after events."""
         self.ensure_view()
-        name = self.catalogs.active_name
-        self._job = (self.services.store.inputs, self.catalogs.offers, name)
+        inputs, offers = self.services.store.inputs, self.catalogs.offers
+        missing = self.comparer.missing(inputs, offers)  # once per refresh, not per slice
+        self._job = _Job(inputs, offers, self.catalogs.active_name, missing)
         self._run_slice()
 
     def refresh_now(self) -> None:
@@ -103,23 +118,26 @@ class WhichGpuTab(QObject):
             self._run_slice(all_rows=True)
 
     def _run_slice(self, all_rows: bool = False) -> None:
-        if self._job is None:
+        job = self._job
+        if job is None:
             return
-        inputs, offers, name = self._job
         view = self.ensure_view()
         try:
-            missing = self.comparer.missing(inputs, offers)
-            done = len(missing) if all_rows else min(SLICE_ROWS, len(missing))
-            self.comparer.compare_some(inputs, missing[:done])
-            if done < len(missing):
-                view.set_progress(len(offers) - len(missing) + done, len(offers))
+            end = len(job.missing) if all_rows else min(job.done + SLICE_ROWS, len(job.missing))
+            self.comparer.compare_some(job.inputs, job.missing[job.done : end])
+            job.done = end
+            if job.done < len(job.missing):
+                job.slices += 1
+                if job.slices % _PROGRESS_EVERY == 1:  # each new text lays the window out again
+                    skipped = len(job.offers) - len(job.missing)
+                    view.set_progress(skipped + job.done, len(job.offers))
                 self._timer.start()
                 return
-            rows = self.comparer.rows(inputs, offers)
+            rows = self.comparer.rows(job.inputs, job.offers)
         except (ValidationError, ValueError, ArithmeticError) as exc:
             view.set_error(f"The comparison failed: {exc}")
         else:
-            view.set_comparisons(rows, name)
+            view.set_comparisons(rows, job.catalog)
         self._job = None
         self.stale = False
 

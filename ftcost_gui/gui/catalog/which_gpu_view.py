@@ -36,10 +36,11 @@ from ...core.compare import (
     rank_by_wall_clock,
 )
 from ...core.units import SECONDS_PER_HOUR, fmt_hours, fmt_usd
-from .cost_chart import MAX_BARS, CostBarChart, legend_html
+from .cost_chart import CostBarChart, legend_html
 from .which_gpu_model import COL_ORIGIN, COL_PROVIDER, COL_TIER, ComparisonModel
 
 CHART_MIN_WIDTH = 230
+CHART_MIN_SHARE = 0.4  # of the tab's width, when the table cannot have all it asks for
 ALL = ""  # the filters' "all" entry
 NOT_STATED = "\0none"  # the provider filter's entry for rows of no stated provider
 _SIZED_ROWS = 200  # columns are sized to the content of this many rows
@@ -71,7 +72,8 @@ class GpuCompareView(QWidget):
         self.catalog_name = ""
         self.model = ComparisonModel(self)
         self._build()
-        self._sized = False
+        self._sized = False  # the splitter
+        self._columns_sized = False
 
     # --- layout -------------------------------------------------------------------------------
     def _combo(self, name: str, text: str, tip: str, bar: QHBoxLayout) -> QComboBox:
@@ -127,17 +129,18 @@ class GpuCompareView(QWidget):
         t.verticalHeader().hide()
         t.verticalHeader().setDefaultSectionSize(22)
         t.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        t.verticalHeader().setResizeContentsPrecision(_SIZED_ROWS)  # rows sampled per column
         hh = t.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        hh.setStretchLastSection(True)
+        hh.setStretchLastSection(False)  # the splitter gives the table the width it needs
         hh.setResizeContentsPrecision(_SIZED_ROWS)
         chart_box = QWidget(self)
         clay = QVBoxLayout(chart_box)
         clay.setContentsMargins(0, 0, 0, 0)
         clay.setSpacing(2)
-        self.chart = CostBarChart(chart_box)
-        clay.addWidget(self.chart, 1)
         self.legend = QLabel(legend_html(), chart_box)
+        self.chart = CostBarChart(chart_box, self.legend)
+        clay.addWidget(self.chart, 1)
         self.legend.setObjectName("chart_legend")
         self.legend.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.legend.setWordWrap(True)
@@ -160,8 +163,8 @@ class GpuCompareView(QWidget):
         lay.addWidget(self.hint)
 
         self.rank_combo.currentIndexChanged.connect(self._fill)
-        self.provider_combo.currentIndexChanged.connect(self._fill)
-        self.tier_combo.currentIndexChanged.connect(self._fill)
+        self.provider_combo.currentIndexChanged.connect(self._on_filter)
+        self.tier_combo.currentIndexChanged.connect(self._on_filter)
         t.doubleClicked.connect(lambda index: self._adopt(index.row()))
         t.rowActivated.connect(self._adopt)
         self.use_button.clicked.connect(lambda: self._adopt(self.table.currentIndex().row()))
@@ -202,6 +205,8 @@ class GpuCompareView(QWidget):
         self.summary.setText(f"Comparing {total:,} GPUs for these settings… {done:,} done.")
 
     def set_comparisons(self, rows: Sequence[GpuComparison], catalog_name: str = "") -> None:
+        if catalog_name != self.catalog_name or len(rows) != len(self.comparisons):
+            self._columns_sized = False  # another catalog: fit the columns to it again
         self.comparisons = list(rows)
         self.catalog_name = catalog_name
         self._fill_filters()
@@ -224,6 +229,10 @@ class GpuCompareView(QWidget):
             combo.setCurrentIndex(max(combo.findData(chosen), 0))
             combo.blockSignals(False)
         self.filters.setVisible(len(providers) > 1 or len(tiers) > 1)
+
+    def _on_filter(self, *_args: object) -> None:
+        self._columns_sized = False  # other rows: fit the columns to them
+        self._fill()
 
     def shown(self) -> list[GpuComparison]:
         """The comparisons the filters let through, in catalog order."""
@@ -252,8 +261,10 @@ class GpuCompareView(QWidget):
         for col, hide in hidden.items():
             if t.isColumnHidden(col) != hide:
                 t.setColumnHidden(col, hide)  # as the CLI: shown when there is something to say
-                self._sized = False
-        t.resizeColumnsToContents()
+                self._sized = self._columns_sized = False
+        if not self._columns_sized:  # once per catalog: an edit keeps the widths (and yours)
+            t.resizeColumnsToContents()
+            self._columns_sized = True
         t.setUpdatesEnabled(True)
         self._size_splitter()
         if current_id is not None:
@@ -275,7 +286,8 @@ class GpuCompareView(QWidget):
             + 2 * t.frameWidth()
             + self.splitter.handleWidth()
         )
-        chart = max(total - need, CHART_MIN_WIDTH)
+        # A table wider than the room scrolls; the chart keeps enough width to be read.
+        chart = max(total - need, CHART_MIN_WIDTH, int(total * CHART_MIN_SHARE))
         self.splitter.setSizes([total - chart, chart])
         self._sized = True
 
@@ -312,8 +324,6 @@ class GpuCompareView(QWidget):
             )
         if cheapest is None:
             parts.append("No GPU fits at the current settings.")
-        if len(rows) > MAX_BARS:
-            parts.append(f"The chart shows the first {MAX_BARS} of the table.")
         return " ".join(parts)
 
     def _adopt(self, row: int | QModelIndex) -> None:
