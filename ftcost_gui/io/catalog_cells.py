@@ -19,6 +19,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from ..core.catalog import TIME_COLUMNS, CatalogGpu
 from ..core.fields import field_spec
 from . import names
@@ -141,9 +143,9 @@ def _kind(spec_kind: str) -> Kind:
     }[spec_kind]  # type: ignore[return-value]
 
 
-def column(field: str) -> Column:
-    """The column of a ``CatalogGpu`` field."""
-    s = field_spec(CatalogGpu, field)
+def column(field: str, model: type[BaseModel] = CatalogGpu) -> Column:
+    """The column of a field of the catalog row model (or of another, for tests)."""
+    s = field_spec(model, field)
     kind = _kind(s.kind)
     required = field in _NO_BLANK or (
         kind in ("number", "integer") and not s.optional and field not in _FILLED

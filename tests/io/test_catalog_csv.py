@@ -299,3 +299,24 @@ def test_text_cells_never_start_a_formula(tmp_path, prefix):
         assert cells[column].startswith("'" + prefix), column
     # Numbers are written by ftcost (never a formula); importing gives the same row back.
     assert import_csv(path) == ([gpu], [])
+
+
+def test_a_new_field_is_a_new_column_with_nothing_else_to_write():
+    """Issue 11 will add per-row fields: one field with its metadata is the whole column."""
+    from typing import Literal
+
+    from ftcost_gui.core._field import fld
+    from ftcost_gui.io.catalog_cells import column
+
+    class Row(CatalogGpu):
+        sustained_matmul_fraction: float | None = fld(
+            None, "Sustained matmul", "Measured share of the dense peak.", "", gt=0, le=1
+        )
+        rented_as: Literal["single", "node"] = fld("single", "Rented as", "One GPU or a node.")
+
+    frac = column("sustained_matmul_fraction", Row)
+    assert (frac.kind, frac.optional, frac.required, frac.blank) == ("number", True, False, None)
+    assert frac.parse("0.62") == 0.62 and frac.parse("") is None and frac.format(0.5) == "0.5"
+    rented = column("rented_as", Row)
+    assert (rented.kind, rented.choices, rented.blank) == ("choice", ("single", "node"), "single")
+    assert rented.label == "Rented as" and rented.help == "One GPU or a node."
