@@ -328,3 +328,35 @@ def test_near_limit_is_flagged_amber_with_its_reason():
     assert r.memory.total_bytes / r.memory.usable_bytes == pytest.approx(0.976, abs=1e-6)
     assert r.layout.memory_status == "near_limit"
     assert any("Near the memory limit" in w and "2.4%" in w for w in r.warnings)
+
+
+def test_the_multi_node_worked_example_of_docs_model_md():
+    """docs/model.md 'Worked example': Llama-3.1-70B full FT across 3 nodes of H100, by hand."""
+    r = estimate(
+        make(
+            "llama-3.1-70b",
+            training__method="full_amp_adamw",
+            data__mode="tokens",
+            data__total_tokens=6e7,
+            data__max_seq_len=4096,
+            hardware__gpu=gpu("H100 SXM"),
+        )
+    )
+    lay, t = r.layout, r.time
+    assert (lay.gpus_needed, lay.rented_gpus, lay.nodes, lay.checkpointing) == (22, 24, 3, True)
+    f = r.flops.per_token  # FLOPs per token are pinned in tests/core/test_articles.py
+    matmul = 4096 * f / (989e12 * 0.803 * 0.60)
+    mfu = 0.803 * 0.60 * matmul / (matmul + 0.07)
+    assert t.mfu == pytest.approx(mfu) and round(mfu, 3) == 0.475
+    n = r.params.total
+    bytes_step = 8 * (2 * 23 / 24 * 2 * n + 23 / 24 * 2 * n)
+    assert t.comm_bytes_per_step == pytest.approx(bytes_step)
+    assert round(bytes_step / 1e9, 1) == 3245.5
+    link = 3200 / 8 / 8  # GB/s per GPU, one direction
+    comm_step = bytes_step / (link * 1e9)
+    busy_step = 8 * (matmul + 0.07)
+    steps = 6e7 / (4096 * 8 * 24)
+    train = steps * busy_step + steps * max(0.0, comm_step - busy_step)
+    assert t.train_wall_s == pytest.approx(train)
+    assert t.compute_gpu_hours == pytest.approx(train * 24 / 3600)
+    assert r.cost.on_demand_usd == pytest.approx(24 * t.held_wall_s / 3600 * 3.0)
