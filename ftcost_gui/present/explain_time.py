@@ -39,6 +39,9 @@ def padding_blocks(inputs: EstimateInputs, r: EstimateResult) -> tuple[Block, ..
         return (per_example, note("Packed rows are full: nothing is padded."))
     if d.padding == "max_length":
         row = f"every row holds the max length: {s:,} tokens"
+    elif b == 1:
+        alone = "Micro-batch 1, padded to its longest row: the row is the example."
+        return (per_example, note(alone))
     else:
         row = (
             f"a row holds the longest of its micro-batch: E[min(max of {b} lengths, {s:,})] = "
