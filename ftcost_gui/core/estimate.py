@@ -112,9 +112,13 @@ def _option(ckpt: bool, step: MemoryStep, inputs: EstimateInputs, node: int) -> 
 def _layout(
     inputs: EstimateInputs, counts: ParamCounts, adapters: Adapters, tokens: TokenSummary,
     ckpt: bool, step: MemoryStep, mi: MemoryInputs, node: int, checkpoint: Checkpoint,
-    reason: str, warnings: list[str], shape: RlShape | None,
+    reason: str, warnings: list[str], shape: RlShape | None, chosen: Layout | None = None,
 ) -> Layout:  # fmt: skip
-    """GPUs rented and trained on, FLOPs, MFU and communication for one checkpointing choice."""
+    """GPUs rented and trained on, FLOPs, MFU and communication for one checkpointing choice.
+
+    ``chosen``: the layout this one is the alternative to; what does not depend on checkpointing
+    (the generation plans on the same GPUs) is taken from it, and its memory is not recomputed
+    on the rounded-up count (only its cost is shown)."""
     m, tr, hw, gpu, eff = (
         inputs.model,
         inputs.training,
@@ -126,7 +130,7 @@ def _layout(
     needed = step.num_gpus
     rent = rented(needed, node, gpu.rent_unit_gpus, hw.rent_whole_units)
     n = rent.gpus if tr.auto_gpu_count else needed
-    if n != step.num_gpus:  # the job trains on every rented GPU: memory on that many
+    if n != step.num_gpus and chosen is None:  # it trains on every rented GPU: memory on those
         step = _memory_step(mi, ckpt, n, counts, adapters, [])
     flops = count_flops(m, counts.matmul_active, adapters.active, full, ckpt, tokens)
     # DPO/GRPO/PPO (alignment.py, rollout.py): the policy update's epochs and the extra forwards
@@ -136,8 +140,7 @@ def _layout(
     extra = alignment.extra_flops(inputs, counts, tokens, adapters.active)
     if policy_flops + extra.total != flops.total_flops:
         flops = flops.model_copy(update={"total_flops": policy_flops + extra.total})
-    generation = rollout.generation_plans(inputs, counts, shape, n, warnings)
-    ev, rl_gen, engines = generation
+    same_gpus = chosen is not None and chosen.time.num_gpus == n
     tokens_mb = tr.micro_batch * tokens.row_tokens
     # The trainer's FLOPs per processed token: the policy update, its epochs and the extra
     # forwards (DPO/RL) all run in micro-batches of these rows.
@@ -148,11 +151,6 @@ def _layout(
         quantized, gpu.memory_bandwidth_gb_s, ckpt,
     )  # fmt: skip
     mfu = choose_mfu(eff.mfu, eff.stack_efficiency, d)
-    link = link_for(
-        n, node, gpu.interconnect, gpu.interconnect_gb_s, gpu.network, gpu.network_gbit_s
-    )
-    grads = trainable_grad_bytes(tr.method, counts.total, adapters.total)
-    stored = base_weight_bytes(tr.method, counts) + adapters.total * ADAPTER_WEIGHT_BYTES
     # The forward is 2·N + 2·L·s·d of the per-token FLOPs; the rest (backward, recompute) is the
     # window DDP's all-reduce can hide in (comm.py).
     forward = 2.0 * counts.matmul_active + 2.0 * m.num_layers * tokens.seq_len * m.q_dim
@@ -160,14 +158,27 @@ def _layout(
     overlap = eff.comm_overlap
     if overlap is None:
         overlap = default_overlap(tr.sharding, backward_share, tr.grad_accum)
-    comm = comm_plan(
-        tr.sharding, n, link, grads, stored, tr.grad_accum, overlap, eff.comm_overlap is not None
-    )
-    time = plan_time(
-        inputs, counts, flops.total_flops, tokens.tokens_processed, tokens_mb * tr.grad_accum,
-        (n, rent.gpus, node), comm, mfu, checkpoint,
-        (ev, rl_gen, engines.extra_gpus if engines else 0),
-    )  # fmt: skip
+    if same_gpus:  # the other checkpointing setting on the same GPUs: the same bytes and plans
+        assert chosen is not None
+        engines = chosen.engines
+        comm = chosen.time.comm._replace(overlap=overlap)
+        time = chosen.time._replace(total_flops=flops.total_flops, comm=comm, mfu=mfu)
+    else:
+        ev, rl_gen, engines = rollout.generation_plans(inputs, counts, shape, n, warnings)
+        link = link_for(
+            n, node, gpu.interconnect, gpu.interconnect_gb_s, gpu.network, gpu.network_gbit_s
+        )
+        grads = trainable_grad_bytes(tr.method, counts.total, adapters.total)
+        stored = base_weight_bytes(tr.method, counts) + adapters.total * ADAPTER_WEIGHT_BYTES
+        comm = comm_plan(
+            tr.sharding, n, link, grads, stored, tr.grad_accum, overlap,
+            eff.comm_overlap is not None,
+        )  # fmt: skip
+        time = plan_time(
+            inputs, counts, flops.total_flops, tokens.tokens_processed, tokens_mb * tr.grad_accum,
+            (n, rent.gpus, node), comm, mfu, checkpoint,
+            (ev, rl_gen, engines.extra_gpus if engines else 0),
+        )  # fmt: skip
     b = step.breakdown
     near = memory_status(b.fits, b.headroom_bytes, b.usable_bytes, hw.near_limit_fraction)
     return Layout(
@@ -193,18 +204,25 @@ def plan(inputs: EstimateInputs) -> Plan:
         # Memory is cheap arithmetic: both settings, then the time of each from one plan.
         w_on: list[str] = []
         w_off: list[str] = []
-        on = _memory_step(mi, True, None, counts, adapters, w_on)
         off = _memory_step(mi, False, None, counts, adapters, w_off)
-        ckpt, reason = choose_checkpointing(
-            _option(False, off, inputs, node), _option(True, on, inputs, node), tr.auto_gpu_count
-        )
+        off_option = _option(False, off, inputs, node)
+        if off.breakdown.gpus_needed == 1 and off_option.fits and not off_option.near_limit:
+            # One GPU holds it without recomputation, with room: checkpointing cannot rent fewer
+            # and would only add FLOPs. Its layout (for the cost it would add) fits the same GPU
+            # with more room, which is all its memory figure is shown for.
+            on, ckpt, reason = off, False, "off: the run fits without it on the same GPUs"
+        else:
+            on = _memory_step(mi, True, None, counts, adapters, w_on)
+            ckpt, reason = choose_checkpointing(
+                off_option, _option(True, on, inputs, node), tr.auto_gpu_count
+            )
         step, other, other_w = (on, off, w_off) if ckpt else (off, on, w_on)
         warnings += w_on if ckpt else w_off
         args = (counts, adapters, tokens)
         chosen = _layout(inputs, *args, ckpt, step, mi, node, checkpoint, reason, warnings, shape)
         if other.breakdown.fits:  # a road that cannot be taken has no time or cost to show
             alternative = _layout(
-                inputs, *args, not ckpt, other, mi, node, checkpoint, "", other_w, shape
+                inputs, *args, not ckpt, other, mi, node, checkpoint, "", other_w, shape, chosen
             )  # fmt: skip
     else:
         ckpt = tr.checkpointing == "full"
