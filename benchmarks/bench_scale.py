@@ -108,18 +108,18 @@ def _line(label: str, ms: float, work: tuple[int, int] | None = None, extra: str
 def which_gpu(catalog, repeats: int) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from ftcost_gui.gui.window.main_window import MainWindow
+    from ftcost_gui.gui.app import build_window
     from ftcost_gui.io.catalog_store import CatalogStore
 
     app = QApplication.instance() or QApplication([])
     store = CatalogStore()
     store.save(catalog)
     store.set_active(catalog.name)
-    w = MainWindow(build_plots_now=True)
+    w = build_window(build_plots_now=True)
     w.resize(1600, 1000)
     w.show()
     app.processEvents()
-    ui = w.catalog_ui
+    ui = w.addons["catalogs"]
     tab = ui.which_gpu
     n = len(ui.service.offers)
 
@@ -163,7 +163,7 @@ def which_gpu(catalog, repeats: int) -> None:
     adopt = _ms(lambda: (view._adopt(5), w.store.recompute_now(), done()))
     _line("adopt a GPU → table complete", adopt, since(before))
     # Hidden: the same edit costs what the window costs without the tab.
-    w.result_tabs.setCurrentIndex(0)
+    w.results.tabs.setCurrentIndex(0)
     app.processEvents()
     hidden = []
     before = work()
