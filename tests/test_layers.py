@@ -44,3 +44,14 @@ def test_charts_and_report_never_import_the_window():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_import_contracts_hold(capsys):
+    """pyproject.toml's import-linter contracts: the layers, no Qt below the charts, no cycles."""
+    from pathlib import Path
+
+    from importlinter.cli import lint_imports
+
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    code = lint_imports(config_filename=str(pyproject), no_cache=True, no_logo=True)
+    assert code == 0, capsys.readouterr().out

@@ -253,7 +253,7 @@ class ParamCounts:
         return self.total - self.decoder_linear
 
     def scaled(self, factor: float) -> ParamCounts:
-        return ParamCounts(*(getattr(self, f) * factor for f in self.__slots__))  # type: ignore[attr-defined]
+        return ParamCounts(*(getattr(self, f) * factor for f in self.__slots__))
 
 
 def count_params(m: ModelSpec) -> ParamCounts:

@@ -15,8 +15,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .catalog import CatalogGpu, EffectiveRow, PricingTier, id_key
-from .estimate import Plan, finish, plan
+from .estimate import finish, plan
 from .inputs import EstimateInputs, GpuSpec
+from .plan import Plan
 from .results import EstimateResult
 from .units import TERA
 
@@ -90,7 +91,7 @@ def offer(item: EffectiveRow | CatalogGpu | GpuSpec | Offer) -> Offer:
 
 def inputs_with_gpu(inputs: EstimateInputs, spec: GpuSpec) -> EstimateInputs:
     """The inputs with ``hardware.gpu`` replaced, validated as a file or the CLI would be."""
-    return inputs.edited("hardware", gpu=spec.model_dump(include=_GPU_FIELDS))
+    return inputs.edited("hardware", gpu=spec.model_dump(include=set(_GPU_FIELDS)))
 
 
 def inputs_on_gpu(inputs: EstimateInputs, spec: GpuSpec) -> EstimateInputs:

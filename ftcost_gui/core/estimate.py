@@ -14,21 +14,19 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from . import alignment, rollout
-from .alignment import ExtraFlops, RlShape
+from .alignment import RlShape
 from .architecture import ParamCounts, effective_counts
 from .checks import measured_mfu, simple_rules, step_check
 from .comm import comm_plan, default_overlap, link_for
 from .inputs import EstimateInputs
-from .layout import Option, Rented, choose_checkpointing, memory_status, rented
+from .layout import Option, choose_checkpointing, memory_status, rented
 from .memory import ADAPTER_WEIGHT_BYTES, RECIPES, base_weight_bytes
 from .memory_step import MemoryInputs, MemoryStep, memory_per_gpu
 from .params import NO_ADAPTERS, Adapters, lora_adapters, param_summary
+from .plan import Layout, Plan
 from .results import (
     EstimateResult,
-    FlopBreakdown,
     LayoutSummary,
-    MemoryBreakdown,
-    ParamSummary,
     TokenSummary,
     build,
 )
@@ -37,7 +35,6 @@ from .throughput import choose_mfu, default_mfu
 from .time_cost import (
     Checkpoint,
     RunTime,
-    TimePlan,
     plan_time,
     price_run,
     resumable_checkpoint,
@@ -48,45 +45,6 @@ from .time_cost import (
 )
 from .tokens import count_flops
 from .units import fmt_gib
-
-
-class Plan(NamedTuple):
-    """Everything of one estimate that does not depend on the MFU."""
-
-    inputs: EstimateInputs
-    counts: ParamCounts
-    params: ParamSummary
-    tokens: TokenSummary
-    flops: FlopBreakdown
-    memory: MemoryBreakdown
-    checkpoint: Checkpoint
-    time: TimePlan
-    nodes: int
-    warnings: tuple[str, ...]
-    # DPO/GRPO/PPO (alignment.py, rollout.py): the policy update alone, the extra forwards, the
-    # rollouts' shape and engines (None for SFT and DPO).
-    policy_flops: float
-    extra_flops: ExtraFlops
-    shape: RlShape | None
-    engines: rollout.Engines | None
-    layout: Layout
-    alternative: Layout | None  # checkpointing "auto": the other setting, for comparison
-
-
-class Layout(NamedTuple):
-    """One way to run the job: checkpointing or not, and what follows from it."""
-
-    checkpointing: bool
-    step: MemoryStep  # memory on the training GPUs
-    near_limit: bool
-    gpus_needed: int | None
-    rent: Rented
-    flops: FlopBreakdown
-    time: TimePlan
-    reason: str
-    policy_flops: float
-    extra_flops: ExtraFlops
-    engines: rollout.Engines | None
 
 
 def _memory_step(

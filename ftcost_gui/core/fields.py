@@ -43,6 +43,13 @@ def _unwrap(annotation: Any) -> tuple[Any, bool]:
     return annotation, False
 
 
+def _number(value: object) -> float:
+    """A bound or a metadata number as a float (annotated-types types its bounds loosely)."""
+    if not isinstance(value, int | float):
+        raise TypeError(f"expected a number, got {value!r}")
+    return float(value)
+
+
 def field_spec(model: type[BaseModel], name: str) -> FieldSpec:
     info = model.model_fields[name]
     ann, optional = _unwrap(info.annotation)
@@ -51,13 +58,13 @@ def field_spec(model: type[BaseModel], name: str) -> FieldSpec:
     exclusive = exclusive_hi = False
     for meta in info.metadata:
         if isinstance(meta, Ge):
-            lo = float(meta.ge)
+            lo = _number(meta.ge)
         elif isinstance(meta, Gt):
-            lo, exclusive = float(meta.gt), True
+            lo, exclusive = _number(meta.gt), True
         elif isinstance(meta, Le):
-            hi = float(meta.le)
+            hi = _number(meta.le)
         elif isinstance(meta, Lt):
-            hi, exclusive_hi = float(meta.lt), True
+            hi, exclusive_hi = _number(meta.lt), True
     choices: tuple[str, ...] = ()
     if typing.get_origin(ann) is Literal:
         kind = "choice"
@@ -85,8 +92,8 @@ def field_spec(model: type[BaseModel], name: str) -> FieldSpec:
         minimum=lo,
         maximum=hi,
         exclusive_min=exclusive,
-        step=float(step) if step is not None else None,
-        decimals=int(decimals) if decimals is not None else None,
+        step=_number(step) if step is not None else None,
+        decimals=int(_number(decimals)) if decimals is not None else None,
         choices=choices,
         advanced=bool(extra.get("advanced", False)),
         zero_text=str(extra["zero_text"]) if "zero_text" in extra else None,

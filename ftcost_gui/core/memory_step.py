@@ -78,6 +78,8 @@ def activations(mi: MemoryInputs, modules: tuple[tuple[int, int], ...]) -> Activ
     tokens_mb = mi.rows * mi.seq_len
     per_token_layer = activation_bytes_per_token_layer(m, tr.attention, mi.seq_len, modules)
     layer_input = BF16_BYTES * m.hidden_size  # a layer's input, bf16
+    saved: float
+    working: float
     if tr.checkpointing == "full":
         saved = m.num_layers * tokens_mb * layer_input
         working = tokens_mb * per_token_layer

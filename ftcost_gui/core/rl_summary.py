@@ -19,7 +19,7 @@ from .results import AlignmentSummary, build
 from .time_cost import generation_compute_mfu
 
 if TYPE_CHECKING:
-    from .estimate import Plan
+    from .plan import Plan
     from .time_cost import RunTime
 
 

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 
 from .architecture import ParamCounts
 from .document import EstimateDocument
-from .estimate import Plan, finish, plan, sweep
+from .estimate import finish, plan, sweep
 from .inputs import EstimateInputs
 from .memory import RECIPES
 from .memory_step import MemoryInputs, memory_per_gpu
 from .params import NO_ADAPTERS, lora_adapters
+from .plan import Plan
 from .results import MEMORY_PART_LABELS, EstimateResult, MemoryBreakdown
 from .units import GIB
 from .variants import compared_methods, training_same_gpus

@@ -43,8 +43,7 @@ from ..io.safetensors_header import (
 from ..present.text import fmt_count, fmt_exact
 from .model_ui import apply_model, spec_from_partial
 from .panels.model_panel import ModelPanel
-from .window.actions import ActionSpec
-from .window.services import WindowServices
+from .services import ActionSpec, WindowServices
 
 APP_TITLE = "ftcost"
 CONFIG_FILTER = "Model config (config.json *.json);;All files (*)"

@@ -13,6 +13,7 @@ overwritten, never deleted) and reported as a ``CatalogProblem``. A file that ca
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import json
 import os
@@ -347,7 +348,8 @@ class CatalogStore:
             doc = json.loads(data)
             ok = isinstance(doc, dict) and doc.get("format") == ACTIVE_FORMAT
             version = doc.get("version") if ok else None
-            ok = ok and isinstance(version, int) and not isinstance(version, bool)
+            if not isinstance(version, int) or isinstance(version, bool):
+                ok, version = False, 0
             if ok and version > ACTIVE_VERSION:
                 problems.append(
                     CatalogProblem(
@@ -381,7 +383,7 @@ class CatalogStore:
         """The user catalogs' names, sorted case-insensitively (the built-in one is not listed)."""
         return self.scan(set_aside=False).names()
 
-    def entries(self) -> list[tuple[GpuCatalog, Path]]:
+    def entries(self) -> builtins.list[tuple[GpuCatalog, Path]]:
         """Every usable user catalog with its file, sorted by name (case-insensitive)."""
         return self.scan(set_aside=False).entries()
 
@@ -394,7 +396,7 @@ class CatalogStore:
             return self.builtin
         return self._entry(name)[1]
 
-    def load_all(self) -> tuple[list[GpuCatalog], list[CatalogProblem]]:
+    def load_all(self) -> tuple[builtins.list[GpuCatalog], builtins.list[CatalogProblem]]:
         """Every usable user catalog (sorted by name) and the problems found on the way."""
         scan = self.scan()
         return scan.catalogs(), list(scan.problems)
@@ -526,7 +528,7 @@ class CatalogStore:
 
     def effective_catalog(
         self, name: str | None = None
-    ) -> tuple[list[EffectiveRow], list[CatalogProblem]]:
+    ) -> tuple[builtins.list[EffectiveRow], builtins.list[CatalogProblem]]:
         """Built-in rows overridden by a user catalog's: the active one, or ``name`` if given.
 
         ``name`` ``"Built-in"`` gives the built-in rows alone; an unknown name is a CatalogError.

@@ -212,9 +212,9 @@ def _nested_model(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
         return _nested_model(args[0]) if len(args) == 1 else (None, False)
     if origin is tuple:
-        args = typing.get_args(annotation)
-        if len(args) == 2 and args[1] is Ellipsis:
-            inner, _ = _nested_model(args[0])
+        items = typing.get_args(annotation)
+        if len(items) == 2 and items[1] is Ellipsis:
+            inner, _ = _nested_model(items[0])
             return inner, inner is not None
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation, False

@@ -311,7 +311,8 @@ def spec_from_hf_config(config: dict[str, Any], name: str = "") -> ModelSpec:
         raise ModelConfigError("config.json does not hold a JSON object.")
     text = config.get("text_config")
     if isinstance(text, dict):  # multimodal wrappers nest the language model
-        outer = {k: config[k] for k in ("model_type", "tie_word_embeddings") if k in config}
+        keys = ("model_type", "tie_word_embeddings")
+        outer: dict[str, Any] = {k: config[k] for k in keys if k in config}
         config = {**outer, **{k: v for k, v in text.items() if v is not None}}
     model_type = config.get("model_type")
     label = name or _repo_like(config.get("_name_or_path")) or f"{model_type} (config.json)"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs
 from ..core.results import MEMORY_PART_LABELS, EstimateResult
 from ..core.units import GIB, fmt_gib, fmt_hours, fmt_pct, fmt_usd
-from .blocks import Bold, Items, Name, Ref, Section, Table, formula, note, text, to_html
+from .blocks import Bold, Inline, Items, Name, Ref, Section, Table, formula, note, text, to_html
 from .explain_time import (
     FRACTION_SOURCES,
     comm_section,
@@ -127,7 +127,9 @@ def flops_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
 
 def memory_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
     mem, hw, tr = r.memory, inputs.hardware, inputs.training
-    rows = [((MEMORY_PART_LABELS[k],), (fmt_gib(v, 2),)) for k, v in mem.parts() if v > 0]
+    rows: list[tuple[Inline, Inline]] = [
+        ((MEMORY_PART_LABELS[k],), (fmt_gib(v, 2),)) for k, v in mem.parts() if v > 0
+    ]
     rows.append(((Bold("Total per GPU"),), (Bold(fmt_gib(mem.total_bytes, 2)),)))
     none_fits = "none (no count of these GPUs fits)"
     gpus = f"{mem.gpus_needed}" if mem.gpus_needed is not None else none_fits

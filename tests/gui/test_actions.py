@@ -4,7 +4,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 
-from ftcost_gui.gui.window.actions import ActionSpec, key_sequences
+from ftcost_gui.gui.services import ActionSpec
+from ftcost_gui.gui.window.actions import key_sequences
 
 
 def _menu_texts(window, title):

@@ -9,8 +9,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ...io.catalog_store import CatalogProblem
-from ..window.actions import ActionSpec
-from ..window.services import WindowServices
+from ..services import ActionSpec, WindowServices
 from .editor import CatalogEditor, open_catalog_editor
 from .prices import PriceBar, PriceCheck
 from .service import CatalogService

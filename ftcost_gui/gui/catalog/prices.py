@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QStyle, 
 from ...core.catalog import id_key, price_differences, with_catalog_prices
 from ...core.compare import inputs_with_gpu
 from ...core.inputs import EstimateInputs, GpuSpec
+from ..services import WindowServices
 from ..store import describe_validation_error
-from ..window.services import WindowServices
 from .service import CatalogService
 from .text import origin_catalog, price_message
 

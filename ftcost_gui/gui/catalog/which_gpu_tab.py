@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ...core.compare import GpuComparer, Offer
 from ...core.inputs import EstimateInputs
-from ..window.services import WindowServices
+from ..services import WindowServices
 from .prices import apply_gpu
 from .service import CatalogService
 

@@ -17,27 +17,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu
 
+from ..services import ActionSpec, Key
+
 if TYPE_CHECKING:  # add-ons import the table's mechanism, not the window's collaborators
     from .exports import Exports
     from .files import FileController
     from .scenario_bar import ScenarioBar
-
-Key = QKeySequence.StandardKey | str
-
-
-@dataclass(frozen=True)
-class ActionSpec:
-    """One row of the table. ``handler`` None: the owner wires the action (a submenu, undo)."""
-
-    id: str
-    text: str
-    handler: Callable[[], object] | None = None
-    shortcuts: tuple[Key, ...] = ()
-    tip: str = ""
-    menu: str = ""  # a MENUS id; '' keeps the action on the window only (its keys still work)
-    section: str = ""  # a section of that menu; sections are separated by lines
-    submenu: bool = False  # the row is a submenu (QAction.menu()) filled by its owner
-    role: QAction.MenuRole = QAction.MenuRole.TextHeuristicRole
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,10 @@ from ...io.names import path_name, plain
 from ...present.figures import summary_text
 from ..defaults import first_launch_inputs
 from ..panels import FormTabs
+from ..services import ActionSpec
 from ..settings import open_settings
 from ..store import EstimateStore
-from .actions import ActionSpec, ActionTable, window_actions
+from .actions import ActionTable, window_actions
 from .exports import Exports
 from .files import FileController, dropped_path
 from .results_area import ResultsArea

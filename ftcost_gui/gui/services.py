@@ -1,20 +1,40 @@
 """What the window offers an add-on (model import, GPU catalogs), handed to its constructor.
 
 An add-on receives a :class:`WindowServices` and uses nothing else of the window: no menus found
-by their text, no layouts reached into, no methods wrapped. ``MainWindow`` implements it.
+by their text, no layouts reached into, no methods wrapped. It adds commands as
+:class:`ActionSpec` rows. ``gui/window/main_window.MainWindow`` implements the protocol and
+``gui/app.build_window`` hands it to each add-on. This module sits below both the window and the
+add-ons (it imports neither), so neither package imports the other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from PySide6.QtCore import QSettings, SignalInstance
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
-from ..store import EstimateStore
-from .actions import ActionSpec
+from .store import EstimateStore
+
+Key = QKeySequence.StandardKey | str
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One row of the table. ``handler`` None: the owner wires the action (a submenu, undo)."""
+
+    id: str
+    text: str
+    handler: Callable[[], object] | None = None
+    shortcuts: tuple[Key, ...] = ()
+    tip: str = ""
+    menu: str = ""  # 'file', 'edit', 'scenario', 'help'; '' keeps it off the menus (keys work)
+    section: str = ""  # a section of that menu (window/actions.py MENUS lists them)
+    submenu: bool = False  # the row is a submenu (QAction.menu()) filled by its owner
+    role: QAction.MenuRole = QAction.MenuRole.TextHeuristicRole
 
 
 class WindowServices(Protocol):
