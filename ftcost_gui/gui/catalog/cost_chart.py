@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from ...core.compare import GpuComparison
 from ...core.units import fmt_usd
-from ..qt_compat import guard_refcount_leak
+from ...qt_compat import guard_refcount_leak
 
 guard_refcount_leak()
 
