@@ -18,16 +18,15 @@ import contextlib
 import json
 import os
 import re
-import tempfile
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..core.catalog import BUILTIN_NAME, EffectiveRow, GpuCatalog, merge_catalogs, row_problems
 from .atomic import atomic_write_text
+from .catalog_files import create_exclusive, move_aside
 from .catalog_format import (
     FORMAT,
     MAX_NAME_LEN,
@@ -62,7 +61,6 @@ SUFFIX = ".json"
 ACTIVE_FILE = "active.json"
 ACTIVE_FORMAT = "ftcost-active-catalog"
 ACTIVE_VERSION = 1
-CORRUPT_TAG = ".corrupt-"
 _SLUG_MAX = 48
 # Stems a catalog file may not use: the active-catalog file, and Windows device names.
 _RESERVED_STEMS = frozenset(
@@ -93,59 +91,6 @@ def slugify(name: str) -> str:
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:_SLUG_MAX].strip("-")
     return slug or "catalog"
-
-
-def _timestamp() -> str:
-    return datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-
-
-def move_aside(path: Path) -> Path:
-    """Rename ``path`` to ``<path>.corrupt-<timestamp>``, never replacing an existing file."""
-    base = path.with_name(f"{path.name}{CORRUPT_TAG}{_timestamp()}")
-    for i in range(1000):
-        target = base if i == 0 else base.with_name(f"{base.name}-{i}")
-        try:
-            os.link(path, target)  # fails if target exists: nothing is overwritten
-        except FileExistsError:
-            continue
-        except OSError:
-            # No hard links here (some file systems): check, then rename.
-            if target.exists():
-                continue
-            os.rename(path, target)
-            return target
-        os.unlink(path)
-        return target
-    raise OSError(f"no free name to set {path.name} aside")
-
-
-def _create_exclusive(path: Path, data: bytes) -> None:
-    """Write a new file at ``path`` whole, or FileExistsError if the name is taken.
-
-    Another process creating a file of the same name at the same time gets FileExistsError,
-    never a mix and never an overwrite: the content goes to a temporary file first, which is
-    then hard-linked to its name (the link fails if the name exists).
-    """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; a catalog has the usual mode
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            raise
-        except OSError:
-            # No hard links on this file system: reserve the name, then replace it whole.
-            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
-            os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,7 +367,7 @@ class CatalogStore:
                 continue
             path = root / f"{stem}{SUFFIX}"
             try:
-                _create_exclusive(path, data)
+                create_exclusive(path, data)
             except FileExistsError:
                 continue  # taken, perhaps a moment ago by another ftcost: never overwritten
             except OSError as exc:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ftcost_gui.core.catalog import BUILTIN_ORIGIN, CatalogGpu, GpuCatalog
-from ftcost_gui.io import catalog_store
+from ftcost_gui.io import catalog_files
 from ftcost_gui.io.catalog_store import (
     ACTIVE_FILE,
     CatalogError,
@@ -336,7 +336,7 @@ def test_active_catalog_that_turns_corrupt(store, root):
 
 
 def test_move_aside_never_overwrites(tmp_path, monkeypatch):
-    monkeypatch.setattr(catalog_store, "_timestamp", lambda: "20260101-120000-000001")
+    monkeypatch.setattr(catalog_files, "_timestamp", lambda: "20260101-120000-000001")
     first = tmp_path / "x.json"
     first.write_text("one")
     taken = tmp_path / "x.json.corrupt-20260101-120000-000001"
@@ -353,7 +353,7 @@ def test_move_aside_without_hard_links(tmp_path, monkeypatch):
         raise OSError(1, "Operation not permitted")
 
     monkeypatch.setattr(os, "link", no_link)
-    monkeypatch.setattr(catalog_store, "_timestamp", lambda: "20260101-120000-000002")
+    monkeypatch.setattr(catalog_files, "_timestamp", lambda: "20260101-120000-000002")
     f = tmp_path / "y.json"
     f.write_text("data")
     (tmp_path / "y.json.corrupt-20260101-120000-000002").write_text("keep")
