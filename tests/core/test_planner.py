@@ -4,7 +4,6 @@ validated as a file would be, the constraints and the Pareto front written out h
 from __future__ import annotations
 
 import itertools
-import math
 from functools import cache
 
 import pytest
@@ -92,9 +91,7 @@ def feasible(rows, deadline_h=None, budget_usd=None, max_gpus=None, methods=METH
 def pareto(rows):
     """Points no other row beats: at most as dear and as long, better on one."""
     pts = {(round(r[2], 6), round(r[3], 3)) for r in rows}
-    return {
-        p for p in pts if not any(q != p and q[0] <= p[0] and q[1] <= p[1] for q in pts)
-    }
+    return {p for p in pts if not any(q != p and q[0] <= p[0] and q[1] <= p[1] for q in pts)}
 
 
 def points(search):
