@@ -1,4 +1,5 @@
-"""The headless command line: ``ftcost estimate | compare | gpus | catalogs | models | report``.
+"""The headless command line: ``ftcost estimate | compare | plan | gpus | catalogs | models |
+report``.
 
 Every number comes from ``core``; this module turns flags and files into ``EstimateInputs``
 (always through ``model_validate``, so bounds are checked) and prints the result as a table, JSON
@@ -20,10 +21,12 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..core.catalog import EffectiveRow, merge_catalogs
-from ..core.compare import compare_gpus, rank_by_cost, rank_by_wall_clock
+from ..core.compare import compare_gpus, offer, rank_by_cost, rank_by_wall_clock
 from ..core.defaults import PRICE_FIELDS, mark_typed_price, new_inputs
 from ..core.estimate import estimate
 from ..core.inputs import EstimateInputs
+from ..core.planner import search_plans
+from ..core.what_fits import what_fits
 from ..io.catalog_store import CatalogError
 from ..io.estimate_file import EstimateFileError, load_estimate, save_estimate
 from ..io.resources import builtin_catalog, builtin_presets
@@ -49,6 +52,8 @@ from .flags import (
 )
 from .lookup import CatalogView, find_gpu_row, find_model
 from .paths import check_output
+from .plan_cmd import add_plan_flags, constraints_from_args, share_objective_flag
+from .plan_out import format_plan, plan_document
 from .report_cmd import add_report_parser, run_report
 from .tables import format_catalogs, format_compare, format_gpus, format_models
 from .values import Text
@@ -93,6 +98,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cmp_.add_argument("--save", metavar="PATH", help="also write the inputs to an estimate file")
     _add_inputs(cmp_)
+
+    plan = sub.add_parser(
+        "plan",
+        help="what to rent and how to run it: the cheapest (or fastest) plan within a deadline "
+        "and a budget",
+        description="Search every GPU of the effective catalog, the methods allowed, the GPU "
+        "counts as rented, the micro-batch and accumulation (keeping the effective batch), "
+        "checkpointing and sharding for the scenario (FILE and/or flags, as 'ftcost "
+        "estimate'); print the recommended plan, the Pareto front of cost against wall-clock, "
+        "why each GPU lost, and what fits.",
+    )
+    plan.add_argument("file", nargs="?", metavar="FILE", type=A_FILE, help=FILE_HELP)
+    plan.add_argument("--json", action="store_true", help="print the plans as JSON")
+    add_plan_flags(plan)
+    _add_inputs(plan)
+    share_objective_flag(plan)
 
     p = sub.add_parser(
         "gpus",
@@ -269,6 +290,26 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def _cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
+    _refuse_gpu_flags(args)
+    catalog = CatalogView(args.catalog, sys.stderr)
+    inputs = inputs_from_args(args, catalog)
+    constraints = constraints_from_args(args, inputs.project.billing)
+    if len(args.fits_gpu) > 2:
+        raise CliError("--fits-gpu: at most two more GPUs")
+    others = [find_gpu_row(g, catalog.rows).gpu.to_spec() for g in args.fits_gpu]
+    offers = [offer(r) for r in catalog.rows]
+    search = search_plans(inputs, offers, constraints)
+    fits = what_fits(inputs, others)
+    best = search.best
+    best_fits = None if best is None else what_fits(best.inputs, p=best.plan)
+    if args.json:
+        out.write(to_json(plan_document(search, fits, best_fits, catalog.name)) + "\n")
+    else:
+        out.write(format_plan(search, fits, best_fits, catalog.name, args.top))
+    return EXIT_OK
+
+
 def _cmd_gpus(args: argparse.Namespace, out: TextIO) -> int:
     catalog = CatalogView(args.catalog, sys.stderr)
     rows, name = catalog.rows, catalog.name
@@ -296,6 +337,7 @@ def _cmd_models(args: argparse.Namespace, out: TextIO) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "estimate": _cmd_estimate,
     "compare": _cmd_compare,
+    "plan": _cmd_plan,
     "gpus": _cmd_gpus,
     "catalogs": _cmd_catalogs,
     "models": _cmd_models,

@@ -108,9 +108,9 @@ class PlanSearch:
 
 @dataclass(slots=True)
 class GpuTally:
+    """The closest verdict one offer's candidates reached, and its best figures (bounds)."""
+
     rank: int = len(VERDICT_ORDER)
-    option: int | None = None
-    beaten_by: int | None = None
     cost: float = math.inf
     wall: float = math.inf
     most_gpus: int = 0
@@ -205,11 +205,14 @@ def gpu_verdicts(
     best_option: dict[int, int] = {}
     for i in ranked:  # the offer's best-ranked front plan
         best_option.setdefault(options[i].offer_index, i)
+    dominated: dict[int, int] = {}
     for o in options:  # else its cheapest plan run and dominated
         if o.verdict == "dominated":
-            known = best_option.get(o.offer_index)
+            known = dominated.get(o.offer_index)
             if known is None or options[known].cost_usd > o.cost_usd:
-                best_option[o.offer_index] = o.index
+                dominated[o.offer_index] = o.index
+    for oi, i in dominated.items():
+        best_option.setdefault(oi, i)
     out = []
     for oi, t in enumerate(tallies):
         verdict = VERDICT_ORDER[min(t.rank, len(VERDICT_ORDER) - 1)]
@@ -221,3 +224,45 @@ def gpu_verdicts(
         wall = None if math.isinf(t.wall) else t.wall
         out.append(GpuVerdict(oi, verdict, option, by, cost, wall, t.most_gpus))
     return tuple(out)
+
+
+# --- the plan plot's series ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlanPoints:
+    """Wall-clock against cost of the plans run: the front (by wall-clock, for its line), the
+    feasible plans it dominates, and those over a limit; the chosen plan and the scenario."""
+
+    front: tuple[int, ...]  # option indices, shortest wall-clock first
+    dominated: tuple[int, ...]
+    infeasible: tuple[int, ...]  # fit, but over the deadline, the budget or the GPUs allowed
+    wall_h: dict[int, float]
+    cost_usd: dict[int, float]
+    best: int | None
+    deadline_h: float | None
+    budget_usd: float | None
+    current: tuple[float, float] | None  # the scenario's (wall-clock h, cost)
+
+
+def plan_points(search: PlanSearch) -> PlanPoints:
+    opts = search.options
+    front = tuple(sorted(search.ranked, key=lambda i: (opts[i].wall_s, opts[i].cost_usd)))
+    dominated = tuple(o.index for o in opts if o.verdict == "dominated")
+    infeasible = tuple(
+        o.index for o in opts if o.fits and o.verdict not in ("front", "dominated")
+    )  # fmt: skip
+    shown = (*front, *dominated, *infeasible)
+    c = search.constraints
+    cur = search.current
+    return PlanPoints(
+        front=front,
+        dominated=dominated,
+        infeasible=infeasible,
+        wall_h={i: opts[i].wall_h for i in shown},
+        cost_usd={i: opts[i].cost_usd for i in shown},
+        best=search.ranked[0] if search.ranked else None,
+        deadline_h=c.deadline_h,
+        budget_usd=c.budget_usd,
+        current=None if cur is None else (cur[1] / SECONDS_PER_HOUR, cur[0]),
+    )

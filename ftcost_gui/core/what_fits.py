@@ -116,6 +116,13 @@ def _largest(fits: Callable[[int], bool], lo: int, hi: int) -> tuple[int | None,
     return lo, False
 
 
+def _figures(m: _Method, g: GpuSpec, seq_len: int, micro_batch: int) -> FitFigures:
+    gib = g.memory_gib
+    longest, s_cap = _largest(lambda x: m.total(x, micro_batch, gib)[1], MIN_SEQ_LEN, MAX_SEQ_LEN)
+    largest, b_cap = _largest(lambda x: m.total(seq_len, x, gib)[1], 1, MAX_MICRO_BATCH)
+    return FitFigures(g.id, m.method, longest, largest, s_cap, b_cap)
+
+
 def what_fits(
     inputs: EstimateInputs, others: Sequence[GpuSpec] = (), p: Plan | None = None
 ) -> WhatFits:
@@ -151,10 +158,7 @@ def what_fits(
         for m in methods:
             if g is not gpus[0] and m.method != current:
                 continue
-            gib = g.memory_gib
-            longest, s_cap = _largest(lambda x: m.total(x, mb, gib)[1], MIN_SEQ_LEN, MAX_SEQ_LEN)
-            largest, b_cap = _largest(lambda x: m.total(s, x, gib)[1], 1, MAX_MICRO_BATCH)
-            figures.append(FitFigures(g.id, m.method, longest, largest, s_cap, b_cap))
+            figures.append(_figures(m, g, s, mb))
     return WhatFits(
         current, n, ckpt, s, mb, by_seq, by_mb, lines, tuple(figures)
     )  # fmt: skip

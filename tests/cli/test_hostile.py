@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from ftcost_gui.cli import build_parser, main
+from ftcost_gui.cli.plan_cmd import PlanValue
 from ftcost_gui.cli.values import Choice, Number, Text, TextList
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,7 +73,7 @@ def _kind(action: argparse.Action) -> str:
         return "switch"
     if isinstance(action.type, Number):
         return "number"
-    if isinstance(action.type, Choice | TextList) or action.choices:
+    if isinstance(action.type, Choice | TextList | PlanValue) or action.choices:
         return "text"
     if action.dest in ANY_TEXT or isinstance(action.type, Text) or action.type is None:
         return "text"
@@ -85,7 +86,7 @@ def _cases() -> list:
         for action in parser._actions:
             if isinstance(action, argparse._SubParsersAction | argparse._HelpAction):
                 continue
-            if cmd == "compare" and action.dest.startswith("in."):
+            if cmd in ("compare", "plan") and action.dest.startswith("in."):
                 continue  # the same generated flags as estimate's, tested there
             name = (action.option_strings or [action.dest.upper()])[-1]
             out.append(pytest.param(cmd, action.dest, id=f"{cmd or 'ftcost'} {name}"))
