@@ -9,8 +9,9 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from .compare import Offer
-from .estimate import Plan, finish
+from .estimate import finish
 from .inputs import EstimateInputs
+from .plan import Plan
 from .plan_space import Knobs, PlanConstraints
 from .results import EstimateResult
 from .units import SECONDS_PER_HOUR

@@ -32,11 +32,12 @@ from dataclasses import dataclass, field, replace
 from . import alignment
 from .architecture import ParamCounts, effective_counts
 from .compare import Offer
-from .estimate import Plan, plan
+from .estimate import plan
 from .inputs import EstimateInputs
 from .memory import RECIPES, MemoryModel
 from .memory_step import MemoryInputs, memory_model
 from .params import NO_ADAPTERS, Adapters, lora_adapters
+from .plan import Plan
 from .plan_front import (
     VERDICT_ORDER,
     Front,
@@ -198,7 +199,7 @@ def search_plans(
     budget = c.budget_usd if c.budget_usd is not None else math.inf
     max_held = c.max_gpus or math.inf
     counts = effective_counts(inputs.model)
-    adapters = {
+    adapters: dict[str, Adapters] = {
         m: NO_ADAPTERS if RECIPES[m].full else lora_adapters(inputs.model, counts, inputs.training)
         for m in c.methods
     }
@@ -210,7 +211,7 @@ def search_plans(
 
     # Step 2: every candidate's verdict from bounds, or a place in the queue.
     tallies = [GpuTally() for _ in offers]
-    verdicts = dict.fromkeys(VERDICT_ORDER, 0)
+    verdicts: dict[str, int] = dict.fromkeys(VERDICT_ORDER, 0)
     queue: list[_Candidate] = []
     seq = 0
     candidates = 0
@@ -346,8 +347,8 @@ def search_plans(
     for o_ in options:
         verdicts[o_.verdict] += 1
         tallies[o_.offer_index].see(o_.verdict, o_.cost_usd, o_.wall_s)
-    beaten_by = {oi: resolve(options, by) for oi, (_, _, by) in pruned.items()}
-    gpus = gpu_verdicts(tallies, options, ranked, beaten_by)
+    pruned_beaten = {oi: resolve(options, by) for oi, (_, _, by) in pruned.items()}
+    gpus = gpu_verdicts(tallies, options, ranked, pruned_beaten)
     return PlanSearch(
         inputs=inputs, constraints=c, batch=batch, options=tuple(options), ranked=tuple(ranked),
         verdicts=verdicts, gpus=gpus, offers=offers, current=current, candidates=candidates,

@@ -16,11 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from .architecture import ParamCounts, effective_counts
-from .estimate import Plan, plan
+from .estimate import plan
 from .inputs import EstimateInputs, GpuSpec
 from .memory import RECIPES
 from .memory_step import MemoryInputs, memory_per_gpu
 from .params import NO_ADAPTERS, Adapters, lora_adapters
+from .plan import Plan
 from .units import GIB
 from .variants import compared_methods, training_same_gpus
 

@@ -14,7 +14,7 @@ from ..core.plan_space import Knobs
 from ..core.units import SECONDS_PER_HOUR, fmt_gib, fmt_hours, fmt_usd
 from ..core.what_fits import MIN_SEQ_LEN, FitFigures, WhatFits
 from ..io.names import plain
-from .blocks import Inline, Name, inline_text
+from .blocks import Inline, Name, Part, inline_text
 from .text import fmt_cost
 
 METHOD_SHORT = {
@@ -256,7 +256,7 @@ def recommendation(search: PlanSearch, fits: WhatFits | None = None) -> Inline:
     if best is None:
         return ("No plan meets the constraints: " + _nothing_text(search),)
     k = best.knobs
-    parts: list[str | Name] = [
+    parts: list[Part] = [
         f"Rent {k.num_gpus} × ",
         Name(best.offer.spec.name),
         f" {BILLING_TEXT[best.billing]}",
