@@ -41,13 +41,37 @@ def test_project_lands_on_the_article_total_and_generation_share():
     for s in doc.scenarios:
         assert s.inputs.efficiency.mfu == 0.25  # training jobs
         assert s.inputs.overheads.generation_mfu == 0.05  # generation-heavy work
-    # $54–$108 at $2–$4 per GPU-hour ('roughly': within 3%).
-    assert b.usd_at(2.0) == pytest.approx(54, rel=0.03)
-    assert b.usd_at(4.0) == pytest.approx(108, rel=0.03)
+    # $54–$108 at $2–$4 per GPU-hour, to the dollar.
+    assert round(b.usd_at(2.0)) == 54
+    assert round(b.usd_at(4.0)) == 108
     assert b.on_demand_usd == pytest.approx(b.usd_at(2.0))  # the file prices at $2
     # Evaluation and RL: 21% of the total (the article rounds to a whole percent).
-    assert b.rl_and_eval_share == pytest.approx(0.21, abs=0.015)
+    assert round(b.rl_and_eval_share * 100) == 21
     assert b.generation_share < b.rl_and_eval_share
+
+
+def test_stage_sums_by_hand():
+    """Each stage: runs × held GPU-hours of one run; generation: runs × held GPUs × (evaluation +
+    rollout seconds); the article's share counts whole RL stages and the others' evaluation."""
+    _doc, results, b = budget()
+    gpu_hours, gen_hours, usd = [], [], []
+    for r in results:
+        runs = r.project.runs
+        gpus = r.time.rented_gpus + r.alignment.rollout_gpus
+        gpu_hours.append(runs * gpus * r.time.held_wall_s / 3600)
+        gen_hours.append(runs * gpus * (r.time.eval_s + r.time.rl_generation_s) / 3600)
+        usd.append(runs * r.cost.on_demand_usd)
+    for stage, h, g, u in zip(b.stages, gpu_hours, gen_hours, usd, strict=True):
+        assert stage.gpu_hours == pytest.approx(h)
+        assert stage.generation_gpu_hours == pytest.approx(g)
+        assert stage.on_demand_usd == pytest.approx(u)
+    assert b.gpu_hours == pytest.approx(sum(gpu_hours))
+    assert b.generation_gpu_hours == pytest.approx(sum(gen_hours))
+    assert b.on_demand_usd == pytest.approx(sum(usd))
+    share = (gpu_hours[2] + gen_hours[0] + gen_hours[1]) / sum(gpu_hours)
+    assert b.rl_and_eval_share == pytest.approx(share)
+    assert b.generation_share == pytest.approx(sum(gen_hours) / sum(gpu_hours))
+    assert b.usd_at(3.0) == pytest.approx(3.0 * sum(gpu_hours))
 
 
 def test_the_rl_stage_by_hand():

@@ -5,6 +5,7 @@ import re
 import pytest
 
 from ftcost_gui.core import METHOD_LABELS, EstimateInputs, estimate
+from ftcost_gui.core.units import fmt_pct
 from ftcost_gui.gui.defaults import EXAMPLES, article_000
 from ftcost_gui.present.explain import explain_html
 from ftcost_gui.present.text import sci
@@ -49,8 +50,13 @@ def test_every_example_and_method_explains(name):
         doc["training"]["method"] = method
         doc["efficiency"]["measured_tokens_per_s"] = 2500.0
         inputs = EstimateInputs.model_validate(doc)
-        html = explain_html(inputs, estimate(inputs))
-        assert "Training FLOPs" in html and "Memory per GPU" in html
+        r = estimate(inputs)
+        text = _text(explain_html(inputs, r))
+        # This run's own figures, not only the section titles every explanation has.
+        assert METHOD_LABELS[method] in text
+        assert sci(r.flops.total_flops) in text
+        assert f"× {r.memory.bytes_per_param:.2f} B" in text
+        assert fmt_pct(r.measured_mfu) in text
 
 
 def test_step_check_shown_for_article_004():
