@@ -3,23 +3,29 @@
     python tools/mutation.py                      # core, io and present, one after another
     python tools/mutation.py core                 # one layer
     python tools/mutation.py ftcost_gui/core/memory.py ftcost_gui/io/names.py   # some modules
-    python tools/mutation.py --report             # summarise the last runs (no new run)
+    python tools/mutation.py core --ref 552ce58   # the layer as it was at a commit
+    python tools/mutation.py core --recheck       # also re-run the survivors of the last run
+    python tools/mutation.py core --report        # summarise the last run (no new run)
 
-Each layer runs in its own scratch copy of the repository (`.mutation/<name>/`, git-ignored), so
-the working tree is never touched and a run can be resumed: mutmut keeps the verdicts of unchanged
-functions and re-runs only mutants of functions whose source changed.
+Each layer runs in its own scratch copy of the repository (`.mutation/<layer>[@ref]/`,
+git-ignored), so the working tree is never touched and a run resumes: mutmut keeps the verdicts of
+unchanged functions and runs the mutants of new or changed ones. After new tests, ``--recheck``
+re-runs the mutants that survived (or had no test) so the kill rate reflects them.
 
 Why these choices (docs/testing.md has the figures):
 - mutmut 3 forks one warm interpreter per mutant and runs only the tests that called the mutated
   function (it records them in one instrumented run of the layer's tests), which makes a run over
   the whole core feasible on two shared cores; cosmic-ray starts a fresh test process per mutant.
 - A layer's mutants are checked only by the Qt-free tests of the layers that use it (no pytest-qt
-  window in a forked child); `TESTS` below lists them.
+  window in a forked child); ``TESTS`` below lists them. tools/mutation_plugin.py runs the fast
+  tests first (a mutant dies at its first failure) and caps the property tests' examples.
 - Mutants judged equivalent (no input can tell them from the original) are listed with the reason
   in tools/mutation_equivalent.json and left out of the kill rate; an entry whose diff no longer
   matches the code is reported as stale.
+- mutmut 3 does not mutate decorated functions (``functools.lru_cache``, ``@property``) nor
+  module-level constants: those are outside the kill rate (docs/testing.md lists them).
 
-The run is slow (see docs/testing.md for the time on two cores): it is not part of .ci/run.
+The run is slow (docs/testing.md gives the time on two cores): it is not part of .ci/run.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SCRATCH = ROOT / ".mutation"
 EQUIVALENT = ROOT / "tools" / "mutation_equivalent.json"
+PLUGIN = ROOT / "tools" / "mutation_plugin.py"
 PACKAGE = "ftcost_gui"
 
 # The tests that may kill a layer's mutants: Qt-free, fast, and every test that exercises the layer
@@ -46,10 +53,11 @@ TESTS: dict[str, list[str]] = {
     "io": ["tests/io"],
     "present": ["tests/present", "tests/cli"],
 }
-# Copied beside the package: the data the tests read (records, fixtures, resources, docs).
-COPIED = ["tests", "resources", "docs", "validation", "pyproject.toml"]
+# Copied beside the package: what the tests read (fixtures, resources, measured records, docs).
+DATA = ["resources", "docs", "validation"]
 # The verdicts mutmut writes, grouped as docs/testing.md counts them.
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
+NOT_KILLED = {"survived", "no tests", "suspicious"}
 
 
 def layer_of(path: str) -> str:
@@ -59,6 +67,10 @@ def layer_of(path: str) -> str:
     return parts[1]
 
 
+def scratch(layer: str, ref: str | None) -> Path:
+    return SCRATCH / (layer if ref is None else f"{layer}@{ref}")
+
+
 def mutmut_config(layer: str, only: list[str]) -> str:
     """The [tool.mutmut] table of the scratch copy's pyproject.toml."""
     patterns = only or [f"{PACKAGE}/{layer}/*"]
@@ -66,24 +78,40 @@ def mutmut_config(layer: str, only: list[str]) -> str:
         "[tool.mutmut]",
         f'source_paths = ["{PACKAGE}"]',
         f"only_mutate = {json.dumps(patterns)}",
-        # __init__ re-exports and the field metadata plumbing hold no formula.
+        # __init__ re-exports hold no formula.
         f'do_not_mutate = ["{PACKAGE}/*/__init__.py"]',
-        f"also_copy = {json.dumps(COPIED[1:-1])}",
+        f"also_copy = {json.dumps([*DATA, PLUGIN.name])}",
         f"pytest_add_cli_args_test_selection = {json.dumps(TESTS[layer])}",
-        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-W", "ignore"]',
+        # Fast tests first, fewer property examples (tools/mutation_plugin.py).
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-W", "ignore", "-p", "mutation_plugin"]',
         "timeout_multiplier = 10.0",
         "use_setproctitle = false",
     ]
     return "\n".join(lines) + "\n"
 
 
-def prepare(layer: str, only: list[str]) -> Path:
-    """A scratch copy of the repository for one layer; the mutmut state in it is kept."""
-    work = SCRATCH / layer
+def source_tree(ref: str | None) -> Path:
+    """The working tree, or the tree of a commit (``--ref``: the kill rate before a change)."""
+    if ref is None:
+        return ROOT
+    tree = SCRATCH / "trees" / ref
+    if not tree.exists():
+        tree.mkdir(parents=True)
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    return tree
+
+
+def prepare(layer: str, only: list[str], ref: str | None) -> Path:
+    """The scratch copy for one layer (the mutmut state in it is kept between runs)."""
+    work = scratch(layer, ref)
     work.mkdir(parents=True, exist_ok=True)
+    root = source_tree(ref)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
-    for name in [PACKAGE, *COPIED]:
-        src, dst = ROOT / name, work / name
+    for item in [PACKAGE, "tests", *DATA, "pyproject.toml"]:
+        src, dst = root / item, work / item
         if dst.is_dir():
             shutil.rmtree(dst)
         elif dst.exists():
@@ -92,6 +120,7 @@ def prepare(layer: str, only: list[str]) -> Path:
             shutil.copytree(src, dst, ignore=ignore)
         elif src.exists():
             shutil.copy2(src, dst)
+    shutil.copy2(PLUGIN, work / PLUGIN.name)  # today's plugin, also for an older commit
     pyproject = (work / "pyproject.toml").read_text(encoding="utf-8")
     (work / "pyproject.toml").write_text(
         pyproject + "\n" + mutmut_config(layer, only), encoding="utf-8"
@@ -99,29 +128,42 @@ def prepare(layer: str, only: list[str]) -> Path:
     return work
 
 
-def run(layer: str, only: list[str], jobs: int) -> float:
-    work = prepare(layer, only)
+def mutmut(work: Path, args: list[str], jobs: int) -> None:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONDONTWRITEBYTECODE="1")
-    mutmut = Path(sys.executable).with_name("mutmut")
-    cmd = ["nice", "-n", "10", str(mutmut), "run", "--max-children", str(jobs)]
-    print(f"mutation: {layer}: {' '.join(cmd[3:])} in {work.relative_to(ROOT)}", flush=True)
-    start = time.monotonic()
+    exe = Path(sys.executable).with_name("mutmut")
+    cmd = ["nice", "-n", "10", str(exe), "run", "--max-children", str(jobs), *args]
     log = work / "mutmut.log"
-    with log.open("w", encoding="utf-8") as out:
+    with log.open("a", encoding="utf-8") as out:
         done = subprocess.run(cmd, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT)
     if done.returncode:
         tail = log.read_text(encoding="utf-8", errors="replace")[-3000:]
         raise SystemExit(f"mutation: mutmut failed ({done.returncode}); log {log}:\n{tail}")
-    return time.monotonic() - start
 
 
-def verdicts(layer: str) -> dict[str, dict[str, str]]:
-    """{module path: {mutant name: status}} from the scratch copy's mutmut state."""
-    sys.path.insert(0, str(Path(sys.executable).parent))
+def run(layer: str, only: list[str], jobs: int, ref: str | None, recheck: bool) -> float:
+    work = prepare(layer, only, ref)
+    print(f"mutation: {layer}: mutmut run in {work.relative_to(ROOT)}", flush=True)
+    start = time.monotonic()
+    mutmut(work, [], jobs)
+    if recheck:
+        again = [name for name, status in all_verdicts(work).items() if status in NOT_KILLED]
+        print(f"mutation: {layer}: re-running {len(again)} surviving mutants", flush=True)
+        for i in range(0, len(again), 400):  # keep the command line short
+            mutmut(work, again[i : i + 400], jobs)
+    seconds = time.monotonic() - start
+    times = work / "run-times.json"
+    runs = json.loads(times.read_text(encoding="utf-8")) if times.exists() else []
+    runs.append({"seconds": round(seconds), "recheck": recheck, "only": only})
+    times.write_text(json.dumps(runs, indent=1), encoding="utf-8")
+    return seconds
+
+
+def verdicts(work: Path) -> dict[str, dict[str, str]]:
+    """{module path: {mutant name: status}} from a scratch copy's mutmut state."""
     from mutmut.stats import status_by_exit_code
 
     found: dict[str, dict[str, str]] = {}
-    mutants = SCRATCH / layer / "mutants"
+    mutants = work / "mutants"
     for meta in sorted(mutants.rglob("*.py.meta")):
         data = json.loads(meta.read_text(encoding="utf-8"))
         module = str(meta.relative_to(mutants))[: -len(".meta")]
@@ -129,11 +171,15 @@ def verdicts(layer: str) -> dict[str, dict[str, str]]:
     return found
 
 
-def diff(layer: str, mutant: str) -> str:
+def all_verdicts(work: Path) -> dict[str, str]:
+    return {k: v for by_mutant in verdicts(work).values() for k, v in by_mutant.items()}
+
+
+def diff(work: Path, mutant: str) -> str:
     """The mutant's diff as `mutmut show` prints it (run inside the scratch copy)."""
     out = subprocess.run(
         [str(Path(sys.executable).with_name("mutmut")), "show", mutant],
-        cwd=SCRATCH / layer,
+        cwd=work,
         capture_output=True,
         text=True,
         check=False,
@@ -143,80 +189,81 @@ def diff(layer: str, mutant: str) -> str:
 
 def changed_lines(text: str) -> list[str]:
     return [
-        line
+        line.strip()
         for line in text.splitlines()
         if line[:1] in "+-" and not line.startswith(("+++", "---"))
     ]
 
 
-def load_equivalent() -> dict[str, dict[str, str]]:
+def load_equivalent() -> dict[str, dict[str, object]]:
     if not EQUIVALENT.exists():
         return {}
     return json.loads(EQUIVALENT.read_text(encoding="utf-8"))
 
 
-def report(layers: list[str], out: Path | None) -> int:
+def report(works: list[Path], only: list[str], out: Path | None) -> None:
     """Kill rate per module; survivors with their diffs; equivalents left out (stale ones named)."""
     equivalent = load_equivalent()
     rows, survivors, stale = [], [], []
-    for layer in layers:
-        for module, by_mutant in verdicts(layer).items():
+    for work in works:
+        for module, by_mutant in verdicts(work).items():
+            if only and module not in only:
+                continue
             counts: Counter[str] = Counter()
             for name, status in by_mutant.items():
-                if status == "survived" and name in equivalent:
-                    if changed_lines(diff(layer, name)) != equivalent[name]["diff"]:
-                        stale.append(name)
-                        counts["survived"] += 1
-                        survivors.append((layer, name))
-                    else:
+                if status in NOT_KILLED and name in equivalent:
+                    if changed_lines(diff(work, name)) == equivalent[name]["diff"]:
                         counts["equivalent"] += 1
-                    continue
+                        continue
+                    stale.append(name)
                 counts["killed" if status in KILLED else status] += 1
-                if status in ("survived", "no tests", "suspicious"):
-                    survivors.append((layer, name))
-            rows.append((module, counts))
+                if status in NOT_KILLED:
+                    survivors.append((work, name, status))
+            if counts:
+                rows.append((module, counts))
     lines = [
         "| module | mutants | killed | survived | no test | equivalent | kill rate |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     totals: dict[str, Counter[str]] = {}
     for module, c in rows:
-        layer = Path(module).parts[1]
-        totals.setdefault(layer, Counter()).update(c)
-        lines.append(row(module, c))
+        totals.setdefault(Path(module).parts[1], Counter()).update(c)
+        lines.append(row(f"`{module.removeprefix(PACKAGE + '/')}`", c))
     for layer, c in totals.items():
         lines.append(row(f"**{layer}/**", c))
     text = "\n".join(lines)
-    detail = [text, "", "## Surviving mutants", ""]
-    for layer, name in survivors:
-        detail += [f"### {name}", "", "```diff", diff(layer, name), "```", ""]
-    if stale:
-        detail += ["## Stale equivalents (the code changed: judge them again)", ""]
-        detail += [f"- {name}" for name in stale]
     print(text)
-    print(f"\nmutation: {len(survivors)} surviving, {len(stale)} stale equivalents")
+    print(f"\nmutation: {len(survivors)} not killed, {len(stale)} stale equivalents")
     if out:
+        detail = [text, "", "## Not killed", ""]
+        for work, name, status in survivors:
+            detail += [f"### {name} ({status})", "", "```diff", diff(work, name), "```", ""]
+        if stale:
+            detail += ["## Stale equivalents (the code changed: judge them again)", ""]
+            detail += [f"- {name}" for name in stale]
         out.write_text("\n".join(detail) + "\n", encoding="utf-8")
-        print(f"mutation: survivors and diffs written to {out}")
-    return 0
+        print(f"mutation: survivors and their diffs written to {out}")
 
 
 def row(module: str, c: Counter[str]) -> str:
-    counted = c["killed"] + c["survived"] + c["no tests"] + c["suspicious"]
+    survived = c["survived"] + c["suspicious"]
+    counted = c["killed"] + survived + c["no tests"]
     rate = f"{100 * c['killed'] / counted:.0f}%" if counted else "-"
     total = counted + c["equivalent"]
     return (
-        f"| {module} | {total} | {c['killed']} | {c['survived'] + c['suspicious']} "
-        f"| {c['no tests']} | {c['equivalent']} | {rate} |"
+        f"| {module} | {total} | {c['killed']} | {survived} | {c['no tests']} "
+        f"| {c['equivalent']} | {rate} |"
     )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("targets", nargs="*", help="core, io, present, or module paths")
     parser.add_argument("--jobs", type=int, default=2, help="mutants checked at once (default 2)")
+    parser.add_argument("--ref", help="mutate the tree of this commit instead of the working tree")
+    parser.add_argument("--recheck", action="store_true", help="re-run the last survivors too")
     parser.add_argument("--report", action="store_true", help="only summarise the last runs")
-    parser.add_argument("--out", type=Path, help="write survivors and their diffs here")
+    parser.add_argument("--out", type=Path, help="write the survivors and their diffs here")
     args = parser.parse_args(argv)
     groups: dict[str, list[str]] = {}
     for target in args.targets or list(TESTS):
@@ -226,9 +273,11 @@ def main(argv: list[str] | None = None) -> int:
             groups.setdefault(layer_of(target), []).append(target)
     if not args.report:
         for layer, only in groups.items():
-            seconds = run(layer, only, args.jobs)
+            seconds = run(layer, only, args.jobs, args.ref, args.recheck)
             print(f"mutation: {layer}: {seconds / 60:.1f} min", flush=True)
-    return report(list(groups), args.out)
+    modules = [m for only in groups.values() for m in only]
+    report([scratch(layer, args.ref) for layer in groups], modules, args.out)
+    return 0
 
 
 if __name__ == "__main__":
