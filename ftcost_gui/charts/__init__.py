@@ -2,12 +2,32 @@
 
 Used by the window (gui/window/charts_area.py) and by the report renderer (report/render.py).
 May import ``core``, ``io`` and ``present``; never ``report``, ``gui`` or ``cli``.
+
+The names below load their module on first use (PEP 562): the window reads ``charts.theme``
+(colours, no pyqtgraph) while it starts and imports pyqtgraph only with the plots, after its
+first paint.
 """
 
-from .cost_plot import CostPlot
-from .export import export_png, export_svg, render_png
-from .memory_plot import MemoryPlot
-from .scenario_plots import ScenarioCostPlot, ScenarioMemoryPlot
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .cost_plot import CostPlot
+    from .export import export_png, export_svg, render_png
+    from .memory_plot import MemoryPlot
+    from .scenario_plots import ScenarioCostPlot, ScenarioMemoryPlot
+
+_HOMES = {
+    "CostPlot": ".cost_plot",
+    "MemoryPlot": ".memory_plot",
+    "ScenarioCostPlot": ".scenario_plots",
+    "ScenarioMemoryPlot": ".scenario_plots",
+    "export_png": ".export",
+    "export_svg": ".export",
+    "render_png": ".export",
+}
 
 __all__ = [
     "CostPlot",
@@ -18,3 +38,9 @@ __all__ = [
     "export_svg",
     "render_png",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOMES:
+        return getattr(import_module(_HOMES[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

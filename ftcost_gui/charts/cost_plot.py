@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QWidget
 from ..core.series import WELL_TUNED_MFU_PCT, CostCurve, CostPoint
 from ..core.units import fmt_usd
 from .base import PlotView
+from .theme import Theme
 
 BAND = WELL_TUNED_MFU_PCT
 OD_COLOR = "#0072B2"
@@ -24,30 +25,24 @@ class CostPlot(PlotView):
         super().__init__("Cost per run vs MFU", parent)
         pi = self.plot_item
         pi.setLabel("bottom", "MFU (%)")
-        pi.setLabel("left", "Cost per run (USD)")
+        pi.setLabel("left", "USD per run")
         pi.showGrid(x=False, y=True, alpha=0.25)
         pi.setMouseEnabled(x=False, y=False)
-        self.band = pg.LinearRegionItem(
-            values=BAND, movable=False, brush=pg.mkBrush(QColor(46, 125, 50, 40)),
-            pen=pg.mkPen(QColor(46, 125, 50, 90)),
-        )  # fmt: skip
+        self.band = pg.LinearRegionItem(values=BAND, movable=False)
         self.band.setZValue(-10)
         pi.addItem(self.band)
-        self.band_label = pg.TextItem("well-tuned 35–55%", color="#2e7d32", anchor=(0.5, 1))
+        self.band_label = pg.TextItem("well-tuned 35–55%", anchor=(0.5, 1))
         pi.addItem(self.band_label)
         self.od_curve = pi.plot([], [], pen=pg.mkPen(OD_COLOR, width=2.5), name="On-demand")
         self.spot_curve = pi.plot(
             [], [], pen=pg.mkPen(SPOT_COLOR, width=2.5, style=Qt.PenStyle.DashLine), name="Spot"
         )
-        self.marker = pg.ScatterPlotItem(
-            size=11, pen=pg.mkPen("k", width=1.5), brush=pg.mkBrush("#ffffff"), name="Current MFU"
-        )
+        self.marker = pg.ScatterPlotItem(size=11, name="Current MFU")
         pi.addItem(self.marker)
-        self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#888888", width=1))
+        self.cursor = pg.InfiniteLine(angle=90, movable=False)
         self.cursor.setVisible(False)
         pi.addItem(self.cursor, ignoreBounds=True)
-        self.hover = pg.TextItem("", color="#000000", fill=pg.mkBrush(255, 255, 255, 220),
-                                 border=pg.mkPen("#888888"), anchor=(0, 1))  # fmt: skip
+        self.hover = pg.TextItem("", anchor=(0, 1))
         self.hover.setZValue(20)
         self.hover.setVisible(False)
         pi.addItem(self.hover, ignoreBounds=True)
@@ -58,6 +53,25 @@ class CostPlot(PlotView):
         self.current: tuple[float, float, float | None] | None = None
         self._curve: CostCurve | None = None
         self.plot_widget.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
+        self.restyle(self.theme)
+
+    def restyle(self, theme: Theme) -> None:
+        if not hasattr(self, "hover"):  # the base class themes before the items exist
+            return
+        fill, edge = QColor(theme.band), QColor(theme.band)
+        fill.setAlpha(40)
+        edge.setAlpha(90)
+        self.band.setBrush(pg.mkBrush(fill))
+        for line in self.band.lines:
+            line.setPen(pg.mkPen(edge))
+        self.band_label.setColor(theme.good)
+        self.marker.setPen(pg.mkPen(theme.foreground, width=1.5))
+        self.marker.setBrush(pg.mkBrush(theme.background))
+        self.cursor.setPen(pg.mkPen(theme.neutral, width=1))
+        self.hover.setColor(theme.foreground)
+        self.hover.fill = pg.mkBrush(theme.legend_brush())
+        self.hover.border = pg.mkPen(theme.neutral)
+        self.hover.update()
 
     def set_series(self, curve: CostCurve, now: CostPoint) -> None:
         """The curves (redrawn only when they changed: an MFU edit moves the marker alone)."""

@@ -12,7 +12,7 @@ from typing import Any
 
 import pyqtgraph as pg
 import pyqtgraph.exporters
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
@@ -60,7 +60,7 @@ def render_png(widget: pg.GraphicsView, item: Any, scale: float = 2.0) -> bytes:
     w, h = max(1, round(rect.width() * scale)), max(1, round(rect.height() * scale))
     image = QImage(w, h, QImage.Format.Format_ARGB32)
     image.setDevicePixelRatio(scale)  # Qt scales the painting; items keep their logical sizes
-    image.fill(Qt.GlobalColor.white)
+    image.fill(widget.backgroundBrush().color())  # the paper the plot is drawn on
     painter = QPainter(image)
     try:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)

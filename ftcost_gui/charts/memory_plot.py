@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QWidget
 from ..core.results import MEMORY_PART_LABELS, OBJECTIVE_MEMORY_PARTS
 from ..core.series import MemoryBars
 from .base import PlotView
+from .theme import Theme
 
 SHORT = {
     "full_amp_adamw": "Full",
@@ -52,6 +53,7 @@ LEGEND_LABELS = {
     "kv_cache": "KV cache",
 }
 MAX_BARS = 5
+LegendExtra = tuple[tuple[object, str], ...]  # (plot item, label) entries after the parts
 WIDTH = 0.6
 
 
@@ -63,33 +65,40 @@ class MemoryPlot(PlotView):
         # The legend sits below the plot so it never covers a bar, at any window width.
         super().__init__("Memory per GPU by method", parent, legend_column=True)
         pi = self.plot_item
-        pi.setLabel("left", "Memory per GPU (GiB)")
-        pi.setLabel("bottom", "Method (* = current; same GPU count)")
+        pi.setLabel("left", "GiB per GPU")
+        pi.setLabel("bottom", "Method (* = current)")
+        self.plot_widget.setToolTip(
+            "Each method's memory per GPU on the current scenario's GPU count; above each bar, "
+            "the GPUs that method needs."
+        )
         pi.setMouseEnabled(x=False, y=False)
         self.bars: dict[str, pg.BarGraphItem] = {}
         for key in MEMORY_PART_LABELS:
             color = QColor(PART_COLORS[key])
             item = pg.BarGraphItem(
-                x=[0], height=[0], y0=[0], width=WIDTH, brush=color, pen=pg.mkPen("w", width=0.5),
+                x=[0], height=[0], y0=[0], width=WIDTH, brush=color,
+                pen=pg.mkPen(self.theme.background, width=0.5),
             )  # fmt: skip
             pi.addItem(item)
             self.bars[key] = item
         self._legend_keys: tuple[str, ...] = ()
+        self._legend_extra: LegendExtra = ()
         self._show_legend(tuple(k for k in MEMORY_PART_LABELS if k not in OBJECTIVE_MEMORY_PARTS))
         self.highlight = pg.BarGraphItem(
             x=[0], height=[0], y0=[0], width=WIDTH + 0.08, brush=None,
-            pen=pg.mkPen("#000000", width=2.5, style=Qt.PenStyle.DashLine),
+            pen=pg.mkPen(self.theme.foreground, width=2.5, style=Qt.PenStyle.DashLine),
         )  # fmt: skip
         pi.addItem(self.highlight)
         self.usable_line = pg.InfiniteLine(
-            angle=0, movable=False, pen=pg.mkPen("#b71c1c", width=2),
+            angle=0, movable=False, pen=pg.mkPen(self.theme.bad, width=2),
             label="usable {value:.1f} GiB",
-            labelOpts={"position": 0.97, "color": "#b71c1c", "anchors": [(1, 0), (1, 0)]},
+            labelOpts={"position": 0.97, "color": self.theme.bad, "anchors": [(1, 0), (1, 0)]},
         )  # fmt: skip
         self.total_line = pg.InfiniteLine(
-            angle=0, movable=False, pen=pg.mkPen("#424242", width=1.5, style=Qt.PenStyle.DashLine),
+            angle=0, movable=False,
+            pen=pg.mkPen(self.theme.neutral, width=1.5, style=Qt.PenStyle.DashLine),
             label="total {value:.1f} GiB",
-            labelOpts={"position": 0.97, "color": "#424242", "anchors": [(1, 1), (1, 1)]},
+            labelOpts={"position": 0.97, "color": self.theme.muted, "anchors": [(1, 1), (1, 1)]},
         )  # fmt: skip
         pi.addItem(self.usable_line)
         pi.addItem(self.total_line)
@@ -97,7 +106,7 @@ class MemoryPlot(PlotView):
         font.setBold(True)
         self.count_labels: list[pg.TextItem] = []
         for _ in range(MAX_BARS):
-            t = pg.TextItem("", color="#000000", anchor=(0.5, 1.0))
+            t = pg.TextItem("", color=self.theme.foreground, anchor=(0.5, 1.0))
             t.setFont(font)
             pi.addItem(t)
             self.count_labels.append(t)
@@ -107,13 +116,32 @@ class MemoryPlot(PlotView):
         self.current_method = ""
         self._bars: MemoryBars | None = None
 
-    def _show_legend(self, keys: tuple[str, ...]) -> None:
-        if keys == self._legend_keys:
+    def restyle(self, theme: Theme) -> None:
+        if not hasattr(self, "count_labels"):  # the base class themes before the items exist
             return
-        self._legend_keys = keys
+        for item in self.bars.values():
+            item.setOpts(pen=pg.mkPen(theme.background, width=0.5))
+        self.highlight.setOpts(
+            pen=pg.mkPen(theme.foreground, width=2.5, style=Qt.PenStyle.DashLine)
+        )
+        self.usable_line.setPen(pg.mkPen(theme.bad, width=2))
+        self.usable_line.label.setColor(theme.bad)
+        self.total_line.setPen(pg.mkPen(theme.neutral, width=1.5, style=Qt.PenStyle.DashLine))
+        self.total_line.label.setColor(theme.muted)
+        for label in self.count_labels:
+            label.setColor(theme.foreground)
+
+    def _show_legend(self, keys: tuple[str, ...], extra: LegendExtra = ()) -> None:
+        """The legend: the memory parts ``keys``, then ``extra`` (item, label) entries."""
+        if (keys, extra) == (self._legend_keys, self._legend_extra):
+            return
+        self._legend_keys, self._legend_extra = keys, extra
         self.legend.clear()
         for key in keys:
             self.legend.addItem(self.bars[key], LEGEND_LABELS.get(key, MEMORY_PART_LABELS[key]))
+        for item, label in extra:
+            self.legend.addItem(item, label)
+        self.fit_legend()
 
     def set_bars(self, bars: MemoryBars) -> None:
         """Draw one stacked bar per method; the same bars as last time draw nothing."""
@@ -132,8 +160,7 @@ class MemoryPlot(PlotView):
             item.setOpts(x=x, height=h, y0=base.copy(), width=WIDTH)
             base = base + h
         totals = base
-        # The legend lists the parts some bar has: SFT keeps its nine, RL adds its own.
-        self._show_legend(tuple(k for k in self.bars if any(self.heights_gib[k])))
+        self._show_legend(self.parts_drawn())
         idx = bars.active
         self.highlight.setOpts(x=[x[idx]], height=[totals[idx]], y0=[0.0], width=WIDTH + 0.08)
         usable = bars.usable_gib[idx]
@@ -158,6 +185,10 @@ class MemoryPlot(PlotView):
         top = max(float(totals.max()), total) * 1.2
         self.plot_item.setXRange(-0.6, len(methods) - 0.4, padding=0)
         self.plot_item.setYRange(0, top, padding=0)
+
+    def parts_drawn(self) -> tuple[str, ...]:
+        """The legend lists the parts some bar has: SFT keeps its nine, RL adds its own."""
+        return tuple(k for k in self.bars if any(self.heights_gib[k]))
 
     def totals_gib(self) -> list[float]:
         return [

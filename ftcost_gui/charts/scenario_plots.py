@@ -17,8 +17,13 @@ from ..core.series import ScenarioSeries
 from ..core.units import fmt_usd
 from .cost_plot import BAND, CostPlot
 from .memory_plot import WIDTH, MemoryPlot
+from .theme import Theme
 
-# Okabe-Ito: distinct for colour-blind readers; past eight the line style changes too.
+# Okabe-Ito: distinct for colour-blind readers; past eight the line style changes too. INK is
+# the theme's ink (black on paper, near-white on a dark palette). The curves are named in their
+# legend; the memory bars are named on their axis (no colour swatch ties them: a swatch under a
+# bar reads as one more memory part, and two of these colours are memory parts' colours).
+INK = "ink"
 SCENARIO_COLORS = (
     "#0072B2",
     "#D55E00",
@@ -26,14 +31,16 @@ SCENARIO_COLORS = (
     "#CC79A7",
     "#E69F00",
     "#56B4E9",
-    "#000000",
+    INK,
     "#999933",
 )
-USABLE_COLOR = "#b71c1c"
 
 
-def scenario_color(i: int) -> str:
-    return SCENARIO_COLORS[i % len(SCENARIO_COLORS)]
+def scenario_color(i: int, theme: Theme | None = None) -> str:
+    color = SCENARIO_COLORS[i % len(SCENARIO_COLORS)]
+    if color == INK:
+        return theme.foreground if theme is not None else "#000000"
+    return color
 
 
 def short_name(name: str, limit: int = 18) -> str:
@@ -74,23 +81,25 @@ class ScenarioMemoryPlot(MemoryPlot):
         super().__init__(parent)
         pi = self.plot_item
         pi.setTitle("Memory per GPU by scenario")
-        pi.setLabel("bottom", "Scenario (▶ = selected; each on its own GPU count)")
-        self.usable_marks = pg.PlotDataItem(
-            [], [], connect="pairs", pen=pg.mkPen(USABLE_COLOR, width=2.5)
+        pi.setLabel("bottom", "Scenario (▶ = selected)")
+        self.plot_widget.setToolTip(
+            "Each scenario's memory per GPU on its own GPU count (above each bar)."
         )
-        self.total_marks = pg.PlotDataItem(
-            [], [], connect="pairs",
-            pen=pg.mkPen("#424242", width=1.5, style=Qt.PenStyle.DashLine),
-        )  # fmt: skip
+        self.usable_marks = pg.PlotDataItem([], [], connect="pairs")
+        self.total_marks = pg.PlotDataItem([], [], connect="pairs")
         pi.addItem(self.usable_marks)
         pi.addItem(self.total_marks)
-        # A strip under each bar in the scenario's colour: the same colour as its cost curve.
-        self.color_strip = pg.BarGraphItem(x=[0], height=[0], y0=[0], width=WIDTH, pen=None)
-        pi.addItem(self.color_strip)
-        self._marks_in_legend = False
         self.names: tuple[str, ...] = ()
         self.tick_texts: list[str] = []
         self.usable_gib: list[float] = []
+        self.restyle(self.theme)
+
+    def restyle(self, theme: Theme) -> None:
+        super().restyle(theme)
+        if not hasattr(self, "usable_marks"):  # the base classes theme before the items exist
+            return
+        self.usable_marks.setPen(pg.mkPen(theme.bad, width=2.5))
+        self.total_marks.setPen(pg.mkPen(theme.neutral, width=1.5, style=Qt.PenStyle.DashLine))
 
     def set_scenarios(self, series: ScenarioSeries) -> None:
         """One bar per scenario, each on its own GPUs; the same bars as last time draw nothing."""
@@ -133,10 +142,15 @@ class ScenarioMemoryPlot(MemoryPlot):
             xs = np.repeat(x, 2) + np.tile([-half, half], n)
             self.usable_marks.setData(xs, np.repeat(usable, 2))
             self.total_marks.setData(xs, np.repeat(capacity, 2))
-        self._set_marks_legend(not same)
+        marks = (
+            ((self.usable_marks, "usable (its GPU)"), (self.total_marks, "total (its GPU)"))
+            if not same
+            else ()
+        )
+        self._show_legend(self.parts_drawn(), marks)
         self.gpus_needed = dict(zip(names, bars.gpus_needed, strict=True))
         while len(self.count_labels) < n:
-            t = pg.TextItem("", color="#000000", anchor=(0.5, 1.0))
+            t = pg.TextItem("", color=self.theme.foreground, anchor=(0.5, 1.0))
             t.setFont(self.count_labels[0].textItem.font())
             self.plot_item.addItem(t)
             self.count_labels.append(t)
@@ -155,14 +169,9 @@ class ScenarioMemoryPlot(MemoryPlot):
                 label.setVisible(False)
         self._update_ticks()
         top = max(float(totals.max()) if n else 1.0, max(capacity, default=1.0)) * 1.15
-        strip = top * 0.025
-        self.color_strip.setOpts(
-            x=x, y0=np.full(n, -strip), height=np.full(n, strip * 0.8), width=WIDTH,
-            brushes=[pg.mkBrush(scenario_color(i)) for i in range(n)],
-        )  # fmt: skip
         # Room on the right for the legend (wider with the per-GPU marks), so it covers no bar.
         self.plot_item.setXRange(-0.6, n + (0.9 if same else 1.5), padding=0)
-        self.plot_item.setYRange(-strip, top, padding=0)
+        self.plot_item.setYRange(0, top, padding=0)
 
     def _update_ticks(self) -> None:
         """Bar labels as long as the bar spacing allows (again on resize)."""
@@ -178,17 +187,6 @@ class ScenarioMemoryPlot(MemoryPlot):
         super().resizeEvent(event)
         self._update_ticks()
 
-    def _set_marks_legend(self, show: bool) -> None:
-        if show == self._marks_in_legend:
-            return
-        if show:
-            self.legend.addItem(self.usable_marks, "usable (its GPU)")
-            self.legend.addItem(self.total_marks, "total (its GPU)")
-        else:
-            self.legend.removeItem(self.usable_marks)
-            self.legend.removeItem(self.total_marks)
-        self._marks_in_legend = show
-
 
 class ScenarioCostPlot(CostPlot):
     """Cost per run vs MFU: one colour per scenario, on-demand solid, spot dashed."""
@@ -196,21 +194,31 @@ class ScenarioCostPlot(CostPlot):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         pi = self.plot_item
-        pi.setTitle("Cost per run vs MFU by scenario")
+        pi.setTitle("Cost per run by scenario")  # vs MFU: the x axis
         for item in (self.od_curve, self.spot_curve, self.marker):
             pi.removeItem(item)
         self.legend.clear()
         self.curves: list[pg.PlotDataItem] = []
         self.spot_curves: list[pg.PlotDataItem] = []
-        self.markers = pg.ScatterPlotItem(size=10, pen=pg.mkPen("k", width=1.2))
+        self.markers = pg.ScatterPlotItem(size=10)
         pi.addItem(self.markers)
-        self.spot_key = pi.plot(
-            [], [], pen=pg.mkPen("#555555", width=1.5, style=Qt.PenStyle.DashLine)
-        )
+        self.spot_key = pi.plot([], [])
         self.names: tuple[str, ...] = ()
         self._drawn: object = None
+        self._series: ScenarioSeries | None = None
         self.ods: list[np.ndarray] = []
         self.spots: list[np.ndarray | None] = []
+        self.restyle(self.theme)
+
+    def restyle(self, theme: Theme) -> None:
+        super().restyle(theme)
+        if not hasattr(self, "spot_key"):  # the base classes theme before the items exist
+            return
+        self.markers.setPen(pg.mkPen(theme.foreground, width=1.2))
+        self.spot_key.setPen(pg.mkPen(theme.muted, width=1.5, style=Qt.PenStyle.DashLine))
+        if self._series is not None:  # the ink-coloured curve follows the theme
+            self._drawn = None
+            self.set_scenarios(self._series)
 
     def set_scenarios(self, series: ScenarioSeries) -> None:
         """One curve per scenario; the same curves and points as last time draw nothing."""
@@ -218,6 +226,7 @@ class ScenarioCostPlot(CostPlot):
         if key == self._drawn:
             return
         self._drawn = key
+        self._series = series
         names, active = series.names, series.active
         pi = self.plot_item
         for item in (*self.curves, *self.spot_curves):
@@ -230,7 +239,7 @@ class ScenarioCostPlot(CostPlot):
         spots_data = []
         ymax = 0.0
         for i, (name, curve, now) in enumerate(zip(names, series.curves, series.now, strict=True)):
-            color = scenario_color(i)
+            color = scenario_color(i, self.theme)
             style = Qt.PenStyle.SolidLine if i < len(SCENARIO_COLORS) else Qt.PenStyle.DashDotLine
             width = 3.2 if i == active else 2.0
             od = np.array(curve.on_demand_usd)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,12 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..charts.theme import Theme, mix, readable, theme_for
 from ..core.results import EstimateResult
 from ..present.objective import stages_text
 from ..present.tables import BEST_MARK, ComparisonTable, comparison_table
+from .muted_label import MutedLabel
 
-BEST_BG = QColor("#e3f2e5")
-BAD_FG = QColor("#b71c1c")
+BEST_TINT = 0.14  # the best cells' shade: the theme's green over the table's base, faint
 FITS_ROW = "Fits in memory"
 LINES_ROLE = Qt.ItemDataRole.UserRole + 1  # (value text, delta text)
 PAD = 6
@@ -113,12 +114,11 @@ class ComparisonView(QWidget):
         label.setBuddy(self.baseline_combo)
         top.addWidget(label)
         top.addWidget(self.baseline_combo)
-        self.legend = QLabel(
+        self.legend = MutedLabel(
             f"{BEST_MARK} bold, shaded: best of the row among the scenarios that fit · second "
             "line: percent / amount vs the baseline",
             self,
         )
-        self.legend.setStyleSheet("color: palette(dark);")
         self.legend.setWordWrap(True)
         top.addWidget(self.legend, 1)
         lay.addLayout(top)
@@ -135,13 +135,12 @@ class ComparisonView(QWidget):
         )
         self.table.setItemDelegate(TwoLineDelegate(self.table))
         lay.addWidget(self.table, 1)
-        self.hint = QLabel(
+        self.hint = MutedLabel(
             "One scenario so far. Add one (Scenario → Duplicate) or click Compare methods to see "
             "scenarios side by side.",
             self,
         )
         self.hint.setWordWrap(True)
-        self.hint.setStyleSheet("color: palette(dark);")
         lay.addWidget(self.hint)
         self.stages = QLabel("", self)  # the scenarios as SFT → DPO → RL stages (core/stages.py)
         self.stages.setObjectName("compare_stages")
@@ -185,6 +184,19 @@ class ComparisonView(QWidget):
         self.baseline_combo.blockSignals(False)
         self._refresh()
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.names:  # shades follow the palette
+            self._refresh()
+
+    def _theme(self) -> Theme:
+        return theme_for(self.table.palette())
+
+    def best_background(self) -> QColor:
+        """The best cells' shade; their text stays the table's text colour (readable on it)."""
+        theme = self._theme()
+        return mix(theme.background, theme.good, BEST_TINT)
+
     def _refresh(self) -> None:
         if not self.names:
             self.comparison = None
@@ -210,11 +222,13 @@ class ComparisonView(QWidget):
         )
         tbl.setVerticalHeaderLabels([FITS_ROW, *t.labels])
         right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        best_bg = self.best_background()
+        bad_fg = QColor(readable(self._theme().bad, best_bg))
         for j, ok in enumerate(t.fits):
             item = self._item(0, j)
             item.setText("yes" if ok else "✗ does not fit")
             item.setData(LINES_ROLE, (item.text(), ""))
-            item.setForeground(QBrush() if ok else QBrush(BAD_FG))
+            item.setForeground(QBrush() if ok else QBrush(bad_fg))
             item.setTextAlignment(right)
             item.setToolTip(f"{t.names[j]}: {'fits' if ok else 'does not fit'} in GPU memory")
         bold = QFont(tbl.font())
@@ -226,7 +240,7 @@ class ComparisonView(QWidget):
                 item.setText(f"{text}\n{c.delta}" if c.delta else text)
                 item.setData(LINES_ROLE, (text, c.delta))
                 item.setFont(bold if c.best else tbl.font())
-                item.setBackground(QBrush(BEST_BG) if c.best else QBrush())
+                item.setBackground(QBrush(best_bg) if c.best else QBrush())
                 item.setTextAlignment(right)
                 tip = f"{label} · {t.names[j]}: {c.text}"
                 if c.best:

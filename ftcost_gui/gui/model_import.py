@@ -42,6 +42,7 @@ from ..io.safetensors_header import (
 )
 from ..present.text import fmt_count, fmt_exact
 from .model_ui import apply_model, spec_from_partial
+from .muted_label import MutedLabel
 from .panels.model_panel import ModelPanel
 from .services import ActionSpec, WindowServices
 
@@ -172,13 +173,12 @@ class CachedModelsDialog(QDialog):
         self.stack.addWidget(self.empty)
         lay.addWidget(self.stack, 1)
 
-        note = QLabel(
+        note = MutedLabel(
             "Only folder listings and config.json files are read; weights are never opened. "
             "Use loads the architecture (and counts the checkpoint's safetensors headers).",
             self,
         )
         note.setWordWrap(True)
-        note.setStyleSheet("color: palette(dark);")
         lay.addWidget(note)
 
         buttons = QDialogButtonBox(self)

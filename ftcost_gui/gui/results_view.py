@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -16,11 +16,65 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..charts.theme import Theme, theme_for
 from ..core.inputs import EstimateInputs
 from ..core.results import EstimateResult
 from ..present.figures import HEADLINES, breakdown_rows, headline_texts
+from .muted_label import MutedLabel
 
 __all__ = ["HEADLINES", "BreakdownTable", "HeadlineView", "breakdown_rows", "headline_texts"]
+
+VALUE_SCALE = 1.6  # the headline figures, × the window's font size
+VALUE_FLOOR = 1.2  # the least they shrink to in a narrow column before the grid reflows
+
+
+class FitLabel(QLabel):
+    """A one-line label in large type that steps its font down (to ``floor`` × the base size)
+    rather than be cut when its column is narrow; its minimum width is the text at the floor."""
+
+    def __init__(self, text: str, scale: float, floor: float, parent: QWidget | None = None):
+        super().__init__(text, parent)
+        self._scale, self._floor = scale, floor
+        self._base_pt = QFont(self.font()).pointSizeF()
+        self._fit()
+
+    def _font(self, scale: float) -> QFont:
+        font = QFont(self.font())
+        font.setPointSizeF(self._base_pt * scale)
+        font.setBold(True)
+        return font
+
+    def _advance(self, scale: float) -> int:
+        return QFontMetrics(self._font(scale)).horizontalAdvance(self.text())
+
+    def minimumSizeHint(self) -> QSize:
+        m = self.contentsMargins()
+        extra = m.left() + m.right() + 2 * self.margin()
+        height = QFontMetrics(self._font(self._scale)).height() + m.top() + m.bottom()
+        return QSize(self._advance(self._floor) + extra, height)
+
+    def sizeHint(self) -> QSize:
+        hint = self.minimumSizeHint()
+        return QSize(hint.width() - self._advance(self._floor) + self._advance(self._scale),
+                     hint.height())  # fmt: skip
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.updateGeometry()
+        self._fit()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        """The largest step from the full size down to the floor at which the text fits."""
+        width = self.contentsRect().width() - 2 * self.margin()
+        scale = self._scale
+        while scale > self._floor and self._advance(scale) > width:
+            scale = max(self._floor, round(scale - 0.05, 2))
+        if abs(self.font().pointSizeF() - self._base_pt * scale) > 0.01 or not self.font().bold():
+            self.setFont(self._font(scale))
 
 
 class HeadlineCard(QFrame):
@@ -33,14 +87,9 @@ class HeadlineCard(QFrame):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(10, 6, 10, 6)
         lay.setSpacing(1)
-        self.caption = QLabel(caption, self)
-        self.caption.setStyleSheet("color: palette(dark);")
-        self.value = QLabel("—", self)
+        self.caption = MutedLabel(caption, self)
+        self.value = FitLabel("—", VALUE_SCALE, VALUE_FLOOR, self)
         self.value.setObjectName(f"value_{key}")
-        font = QFont(self.value.font())
-        font.setPointSizeF(font.pointSizeF() * 1.6)
-        font.setBold(True)
-        self.value.setFont(font)
         self.value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.detail = QLabel("", self)
         self.detail.setObjectName(f"detail_{key}")
@@ -50,19 +99,25 @@ class HeadlineCard(QFrame):
         lay.addWidget(self.value)
         lay.addWidget(self.detail)
         lay.addStretch(1)
+        self.state: bool | str | None = None
 
     def set(self, value: str, detail: str, tooltip: str = "", ok: bool | str | None = None) -> None:
         """``ok``: True green, False red, "warn" amber (fits, near the limit), None plain."""
         self.value.setText(value)
         self.detail.setText(detail)
-        color = {True: "color: #1b5e20;", False: "color: #b71c1c;", "warn": "color: #b45f06;"}
-        self.value.setStyleSheet(color.get(ok, ""))
+        self.state = ok
+        self.recolour(theme_for(self.palette(), QPalette.ColorRole.Window))
         self.setToolTip(tooltip)
         self.value.setAccessibleName(f"{self.caption.text()}: {value}")
 
+    def recolour(self, theme: Theme) -> None:
+        """The value in its state's colour, readable on the window's colour."""
+        color = {True: theme.good, False: theme.bad, "warn": theme.warn}.get(self.state)
+        self.value.setStyleSheet(f"color: {color};" if color else "")
+
 
 class HeadlineView(QWidget):
-    """A grid of headline cards plus a warnings line."""
+    """A grid of headline cards plus a warnings line; colours follow the palette."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -79,9 +134,20 @@ class HeadlineView(QWidget):
         self.warnings = QLabel("", self)
         self.warnings.setObjectName("warnings")
         self.warnings.setWordWrap(True)
-        self.warnings.setStyleSheet("color: #b71c1c;")
         self.warnings.hide()
         grid.addWidget(self.warnings, 2, 0, 1, 3)
+        self._recolour()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._recolour()
+
+    def _recolour(self) -> None:
+        theme = theme_for(self.palette(), QPalette.ColorRole.Window)
+        for card in self.cards.values():
+            card.recolour(theme)
+        self.warnings.setStyleSheet(f"color: {theme.bad};")
 
     def set_result(self, inputs: EstimateInputs, r: EstimateResult) -> None:
         texts = headline_texts(inputs, r)

@@ -29,11 +29,12 @@ STYLE = """
 h3 { margin-top: 14px; margin-bottom: 4px; }
 p { margin-top: 2px; margin-bottom: 6px; }
 .f { font-family: monospace; }
-.ref { color: #666; }
-.note { color: #444; }
+.ref { color: %(muted)s; }
+.note { color: %(muted)s; }
 td { padding-right: 12px; }
 </style>
 """
+MUTED_ON_WHITE = "#595959"  # 7:1 on white (WCAG AA needs 4.5:1)
 
 RECIPE_TEXTS = {
     "full_amp_adamw": "16 = 2 (bf16 weights) + 2 (bf16 grads) + 4 (fp32 master) + 8 (two fp32 "
@@ -362,6 +363,8 @@ def explain(inputs: EstimateInputs, r: EstimateResult) -> tuple[Section, ...]:
     return tuple(sections)
 
 
-def explain_html(inputs: EstimateInputs, r: EstimateResult) -> str:
-    """The window's 'How this is computed' page (rich text with its style)."""
-    return STYLE + to_html(explain(inputs, r))
+def explain_html(inputs: EstimateInputs, r: EstimateResult, muted: str = MUTED_ON_WHITE) -> str:
+    """The window's 'How this is computed' page (rich text with its style); ``muted``: the
+    colour of references and notes, readable on the page's background (the window passes the
+    palette's)."""
+    return STYLE % {"muted": muted} + to_html(explain(inputs, r))

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from ..core.inputs import METHOD_LABELS, EstimateInputs
 from ..core.results import MEMORY_PART_LABELS, OBJECTIVE_MEMORY_PARTS, EstimateResult
-from ..core.units import fmt_gib, fmt_hours, fmt_pct, fmt_usd
+from ..core.units import GIB, fmt_gib, fmt_hours, fmt_pct, fmt_usd
 from ..io.names import plain
 from .objective import objective_label_rows
 from .sections import spot_advice
 from .text import sci
-from .time_texts import checkpointing_text, gpus_text, memory_status_text, mfu_text
+from .time_texts import MEMORY_STATUS_TEXTS, checkpointing_text, gpus_text, mfu_text
 
 
 def objective_rows(r: EstimateResult) -> list[tuple[str, str, str]]:
@@ -33,6 +33,7 @@ HEADLINES: tuple[tuple[str, str], ...] = (
 def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple[str, str, str]]:
     """(value, detail, tooltip) per headline key; pure, so tests compare against it."""
     mem, t, c, p, lay = r.memory, r.time, r.cost, r.project, r.layout
+    people_h = inputs.project.engineering_hours + inputs.project.data_prep_hours
     need = "none fits" if mem.gpus_needed is None else f"{mem.gpus_needed} needed"
     rented = gpus_text(lay)
     gpus_detail = rented if lay.rounded_up else f"{need}"
@@ -42,8 +43,10 @@ def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple
         spot = "no spot price"
     return {
         "memory": (
-            f"{fmt_gib(mem.total_bytes)} of {fmt_gib(mem.usable_bytes)} usable",
-            f"{memory_status_text(lay) if mem.fits else 'does NOT fit'} · "
+            # Short enough for a 1024-px window's card; "usable" is said in the detail line.
+            f"{mem.total_bytes / GIB:,.1f} of {fmt_gib(mem.usable_bytes)}",
+            # The warnings line says how near the limit; the card says which state.
+            f"{MEMORY_STATUS_TEXTS[lay.memory_status] if mem.fits else 'does NOT fit'} · usable: "
             f"{inputs.hardware.usable_memory_fraction:.0%} of "
             f"{inputs.hardware.gpu.memory_gib:g} GiB "
             f"{inputs.hardware.gpu.name}",
@@ -77,9 +80,13 @@ def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple
         ),
         "project": (
             fmt_usd(p.total_usd),
-            f"{p.runs} runs × {fmt_usd(p.run_usd)} + storage + eng. · "
-            f"{fmt_usd(p.low_usd)} – {fmt_usd(p.high_usd)}",
-            "Runs (planned + failed) × cost per run + checkpoint storage + engineering hours.",
+            # The split first: a $6,000 project beside a $16 run is people's time, not GPUs.
+            f"{fmt_usd(p.runs_usd)} runs ({p.runs} × {fmt_usd(p.run_usd)}) + "
+            f"{fmt_usd(p.engineering_usd)} engineering & data ({people_h:,.4g} h) + "
+            f"{fmt_usd(p.storage_usd)} storage",
+            "Runs (planned + failed) × cost per run + engineering and data-preparation hours × "
+            f"the hourly rate + checkpoint storage. Range {fmt_usd(p.low_usd)} – "
+            f"{fmt_usd(p.high_usd)} (the runs at the MFU band's ends).",
         ),
     }
 

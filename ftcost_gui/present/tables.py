@@ -224,6 +224,7 @@ def _scenario_inputs(inputs: EstimateInputs, r: EstimateResult | None) -> list[t
         _field(ProjectSpec, "planned_runs", p.planned_runs),
         _field(ProjectSpec, "failed_runs", p.failed_runs),
         _field(ProjectSpec, "engineering_hours", p.engineering_hours),
+        _field(ProjectSpec, "data_prep_hours", p.data_prep_hours),  # engineering cost = both
         _field(ProjectSpec, "hourly_rate_usd", p.hourly_rate_usd),
     ]
     return out

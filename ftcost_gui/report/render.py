@@ -44,6 +44,7 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
     from PySide6.QtWidgets import QApplication
 
     from ..charts import CostPlot, MemoryPlot, ScenarioCostPlot, ScenarioMemoryPlot, render_png
+    from ..charts.theme import PAPER
 
     doc, outcomes = report.document, Outcomes()
     if report.several:
@@ -53,6 +54,7 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
     images: dict[str, bytes] = {}
     try:
         for view in views.values():
+            view.use_theme(PAPER)  # print: white paper whatever the window's palette
             view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
             view.resize(*size)
             view.show()

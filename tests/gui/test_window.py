@@ -55,7 +55,7 @@ def test_first_launch_shows_article_000(window):
     assert window.store.inputs == article_000()
     r = _assert_views_match(window, article_000())
     mem = window.results.headline.cards["memory"].value.text()
-    assert mem == f"{fmt_gib(r.memory.total_bytes)} of {fmt_gib(r.memory.usable_bytes)} usable"
+    assert mem == f"{r.memory.total_bytes / 2**30:,.1f} of {fmt_gib(r.memory.usable_bytes)}"
     assert fmt_usd(r.cost.on_demand_usd) in window.summary_label.text()
     assert not window.isWindowModified()
     assert window.windowTitle() == "Untitled[*] — ftcost"

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pyqtgraph as pg
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QWidget
 
+from ...charts.theme import theme_for
 from ...core.compare import GpuComparison
 from ...core.units import fmt_usd
 from ...qt_compat import guard_refcount_leak
@@ -51,7 +53,7 @@ class CostBarChart(pg.PlotWidget):
 
     def __init__(self, parent: QWidget | None = None, legend: QLabel | None = None):
         self.name_axis = _NameAxis()
-        super().__init__(parent, axisItems={"left": self.name_axis}, background="w")
+        super().__init__(parent, axisItems={"left": self.name_axis})
         self.setObjectName("gpu_cost_chart")
         self.setAccessibleName("Cost per run for each GPU")
         pi = self.getPlotItem()
@@ -61,12 +63,9 @@ class CostBarChart(pg.PlotWidget):
         pi.hideButtons()
         pi.setMenuEnabled(False)
         self.getViewBox().invertY(True)
-        for ax in ("left", "bottom"):
-            pi.getAxis(ax).setPen(pg.mkPen("k"))
-            pi.getAxis(ax).setTextPen(pg.mkPen("k"))
         self.bars = pg.BarGraphItem(x0=[], y=[], height=0.7, width=[], brushes=[])
         pi.addItem(self.bars)
-        self.star = pg.TextItem("", color="#000000", anchor=(0, 0.5))
+        self.star = pg.TextItem("", anchor=(0, 0.5))
         font = QFont()
         font.setPointSizeF(8.5)
         font.setBold(True)
@@ -78,6 +77,27 @@ class CostBarChart(pg.PlotWidget):
         self.note = ""
         self.legend = legend
         self._cheapest: GpuComparison | None = None
+        self.theme = theme_for(self.palette())
+        self._set_theme()
+
+    def event(self, event: QEvent) -> bool:
+        # Paper and ink follow the palette (a dark scheme switched on while the window is open).
+        changed = event.type() in (QEvent.Type.Polish, QEvent.Type.PaletteChange)
+        if changed and "theme" in self.__dict__:  # not while PlotWidget.__init__ builds
+            self.theme = theme_for(self.palette())
+            self._set_theme()
+        return super().event(event)
+
+    def _set_theme(self) -> None:
+        fg = self.theme.foreground
+        self.setBackground(self.theme.background)
+        pi = self.getPlotItem()
+        for ax in ("left", "bottom"):
+            pi.getAxis(ax).setPen(pg.mkPen(fg))
+            pi.getAxis(ax).setTextPen(pg.mkPen(fg))
+        self.star.setColor(fg)
+        if self.__dict__.get("_rows"):
+            self._draw()
 
     def bars_that_fit(self) -> int:
         """As many bars as the height gives each a readable name (at least 3, at most 40)."""
@@ -102,7 +122,8 @@ class CostBarChart(pg.PlotWidget):
         self.colors = [
             CHEAPEST_COLOR if r is cheapest else FIT_COLOR if r.fits else NO_FIT_COLOR for r in rows
         ]
-        pens = [pg.mkPen("k", width=2) if r is cheapest else pg.mkPen(None) for r in rows]
+        ink = self.theme.foreground
+        pens = [pg.mkPen(ink, width=2) if r is cheapest else pg.mkPen(None) for r in rows]
         self.name_axis.names = names
         self.bars.setOpts(
             x0=[0.0] * len(rows),

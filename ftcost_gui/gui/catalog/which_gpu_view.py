@@ -36,6 +36,7 @@ from ...core.compare import (
     rank_by_wall_clock,
 )
 from ...core.units import SECONDS_PER_HOUR, fmt_hours, fmt_usd
+from ..muted_label import MutedLabel
 from .cost_chart import CostBarChart, legend_html
 from .which_gpu_model import COL_ORIGIN, COL_PROVIDER, COL_TIER, ComparisonModel
 
@@ -153,13 +154,12 @@ class GpuCompareView(QWidget):
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setChildrenCollapsible(False)
         lay.addWidget(self.splitter, 1)
-        self.hint = QLabel(
+        self.hint = MutedLabel(
             "Double-click a GPU (or select it and press Enter) to use it in this estimate. "
             "Each row is this estimate with only the GPU and its catalog prices changed.",
             self,
         )
         self.hint.setWordWrap(True)
-        self.hint.setStyleSheet("color: palette(mid);")
         lay.addWidget(self.hint)
 
         self.rank_combo.currentIndexChanged.connect(self._fill)

@@ -27,6 +27,7 @@ from ..binding import signals_blocked
 from ..catalog.editor import open_catalog_editor
 from ..catalog.service import CatalogService
 from ..catalog.text import fmt_price, origin_label
+from ..muted_label import MutedLabel
 from ..store import describe_validation_error
 from .form import FormPanel
 
@@ -158,10 +159,9 @@ class HardwarePanel(FormPanel):
         label = QLabel("&GPU:", self)
         label.setBuddy(self.gpu_combo)
         form.addRow(label, self.gpu_combo)
-        self.price_note = QLabel(self)
+        self.price_note = MutedLabel("", self)
         self.price_note.setObjectName("price_note")
         self.price_note.setWordWrap(True)
-        self.price_note.setStyleSheet("color: palette(mid);")
         form.addRow(self.price_note)
         self.gpu_combo.activated.connect(self._on_gpu_activated)
         self.catalog_combo.activated.connect(self._on_catalog_activated)

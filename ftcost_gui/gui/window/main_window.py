@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QWidget
+from PySide6.QtWidgets import QMainWindow, QSplitter, QWidget
 
 from ...core.results import EstimateResult
 from ...io.names import path_name, plain
@@ -25,8 +25,10 @@ from ..store import EstimateStore
 from .actions import ActionTable, window_actions
 from .exports import Exports
 from .files import FileController, dropped_path
+from .geometry import place_window
 from .results_area import ResultsArea
 from .scenario_bar import ScenarioBar
+from .status_line import SummaryLine
 from .undo import DocumentHistory
 
 APP_TITLE = "ftcost"
@@ -59,9 +61,8 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._connect()
         self._update_title()
-        geometry = self.settings.value("window/geometry", QByteArray(), type=QByteArray)
-        if geometry is None or geometry.isEmpty() or not self.restoreGeometry(geometry):
-            self.resize(1440, 900)
+        place_window(self, self.settings.value("window/geometry", QByteArray(), type=QByteArray))
+        self._share_width()
         if build_plots_now:
             self.charts.ensure_plots()
         self.store.recompute_now()
@@ -86,10 +87,17 @@ class MainWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizes([420, 1020])
         self.setCentralWidget(self.splitter)
-        self.summary_label = QLabel()
+        self.summary_label = SummaryLine()
         self.summary_label.setObjectName("summary")
-        self.summary_label.setTextFormat(Qt.TextFormat.PlainText)  # names are data
         self.statusBar().addWidget(self.summary_label, 1)
+        self.summary_label.follow(self.statusBar())
+
+    def _share_width(self) -> None:
+        """Forms take ~30 % of the window (420 px at most, their minimum at least): a 1024-px
+        window leaves the results the room their headline and two plots need."""
+        width = self.width()
+        forms = max(self.form_tabs.minimumSizeHint().width(), min(420, round(width * 0.3)))
+        self.splitter.setSizes([forms, max(1, width - forms)])
 
     def _build_actions(self) -> None:
         self.action_table = table = ActionTable(self)

@@ -8,8 +8,10 @@ previous file's, or the last edit that worked) stands beside these inputs.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QStackedWidget, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
+from ...charts.theme import theme_for
 from ...core.results import EstimateResult
 from ...present.explain import explain_html
 from ..compare_view import ComparisonView
@@ -98,6 +100,12 @@ class ResultsArea(QWidget):
         else:
             self.stack.setCurrentWidget(self.results_page)
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:  # notes' colour follows a dark palette
+            self._explain_stale = True
+            self._refresh_explain()
+
     def _on_tab(self, _index: int) -> None:
         self._refresh_explain()
         self._refresh_compare()
@@ -111,7 +119,7 @@ class ResultsArea(QWidget):
         r = self.store.result
         if r is None:
             return ""
-        html = explain_html(self.store.inputs, r)
+        html = explain_html(self.store.inputs, r, theme_for(self.explain.palette()).muted)
         bar = self.explain.verticalScrollBar()
         pos = bar.value()
         self.explain.setHtml(html)
