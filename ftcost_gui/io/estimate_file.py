@@ -126,7 +126,33 @@ V3_REWRITES: tuple[Callable[[dict[str, Any]], None], ...] = (
     _packing_to_padding,
 )
 # Version-2 fields those rewrites take away.
-V3_REMOVED_FIELDS = frozenset({"overheads.rl_generation_ratio", "data.packing"})
+# Each with what version 2 allowed: checked as strictly as any field before a rewrite reads it
+# (a lax rewrite would read "packing": 1 as off, or skip a missing ratio silently).
+V3_REMOVED_FIELD_KINDS: dict[str, tuple[str, float, float]] = {
+    "overheads.rl_generation_ratio": ("number", 0.0, 1000.0),
+    "data.packing": ("bool", 0.0, 0.0),
+}
+V3_REMOVED_FIELDS = frozenset(V3_REMOVED_FIELD_KINDS)
+
+
+def _check_removed_fields(inputs: dict[str, Any], where: str) -> None:
+    """Version-2 fields the rewrites consume: present and of their version-2 type and range."""
+    for path, (kind, lo, hi) in V3_REMOVED_FIELD_KINDS.items():
+        *parents, name = path.split(".")
+        section: Any = inputs
+        for part in parents:
+            section = section.get(part) if isinstance(section, dict) else None
+        if not isinstance(section, dict):
+            continue  # the missing section is reported after migration
+        if name not in section:
+            raise ValueError(f"no {where}.{path}")
+        value = section[name]
+        if kind == "bool" and not isinstance(value, bool):
+            raise ValueError(f"{where}.{path} = {value!r}, which is not true or false")
+        if kind == "number" and (
+            isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi
+        ):
+            raise ValueError(f"{where}.{path} = {value!r}, which is not a number from {lo} to {hi}")
 
 
 def _migrate_v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:
@@ -145,9 +171,10 @@ def _migrate_v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:
 def _migrate_v2_to_v3(doc: dict[str, Any]) -> dict[str, Any]:
     scenarios = doc.get("scenarios")
     if isinstance(scenarios, list):
-        for scenario in scenarios:
+        for i, scenario in enumerate(scenarios):
             inputs = scenario.get("inputs") if isinstance(scenario, dict) else None
             if isinstance(inputs, dict):
+                _check_removed_fields(inputs, f"scenarios[{i}].inputs")
                 for rewrite in V3_REWRITES:
                     rewrite(inputs)
                 for path, old_value in V3_NEW_FIELDS.items():

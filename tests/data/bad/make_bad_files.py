@@ -10,6 +10,11 @@ message must contain. tests/gui/test_bad_files.py feeds every file through the C
 
 Only small regular files are committed; what git cannot hold (FIFOs, devices, sparse 64 GiB
 files) is made by the tests themselves (tests/io/test_loader.py).
+
+The corpus does not follow today's code: estimate files are edits of the version-2 fixture
+(tests/data/estimate_v2.ftcost, migrated on reading, so a new input field needs no new corpus),
+catalogs are version-2 documents, and the CSV and config.json files are literals. A file that
+stops giving its outcome is a compatibility break for users' old files, not a stale corpus.
 """
 
 from __future__ import annotations
@@ -23,14 +28,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[2]))
+FIXTURES = HERE.parent
 
-from ftcost_gui.core.catalog import GpuCatalog  # noqa: E402
-from ftcost_gui.core.inputs import EstimateInputs  # noqa: E402
-from ftcost_gui.io.catalog_csv import dumps_csv  # noqa: E402
-from ftcost_gui.io.catalog_format import dumps_catalog  # noqa: E402
-from ftcost_gui.io.estimate_file import dumps_estimate  # noqa: E402
-from ftcost_gui.io.resources import builtin_catalog  # noqa: E402
 
 FAMILIES = ("estimate", "catalog", "csv", "config", "safetensors")
 Files = dict[str, tuple[bytes, str, str]]  # name -> (content, "refused"/"accepted", needle)
@@ -51,7 +50,9 @@ def js(doc: Any) -> bytes:
 
 
 def good_estimate() -> dict[str, Any]:
-    return json.loads(dumps_estimate(EstimateInputs()))
+    """The first scenario of the version-2 fixture, as a one-scenario version-2 document."""
+    doc = json.loads((FIXTURES / "estimate_v2.ftcost").read_text(encoding="utf-8"))
+    return {**doc, "active": 0, "scenarios": doc["scenarios"][:1]}
 
 
 def edited(change: Callable[[dict[str, Any]], None]) -> bytes:
@@ -81,10 +82,7 @@ S0 = "scenarios.0.inputs"
 
 def estimate_files() -> Files:
     good = js(good_estimate())
-    v1 = {"format": "ftcost-estimate", "version": 1, "app": "ftcost 0.1.0"}
-    v1["inputs"] = good_estimate()["scenarios"][0]["inputs"]
-    del v1["inputs"]["objective"]  # version 1 predates the objective section
-    v1["inputs"]["overheads"]["rl_generation_ratio"] = 0.0
+    v1 = json.loads((FIXTURES / "estimate_v1.ftcost").read_text(encoding="utf-8"))
     out: Files = {
         "empty.ftcost": (b"", "refused", "is not valid JSON"),
         "whitespace.ftcost": (b" \n\t\n", "refused", "is not valid JSON"),
@@ -112,12 +110,12 @@ def estimate_files() -> Files:
             "NaN, which is not a number",
         ),
         "infinity.ftcost": (
-            good.replace(b'"total_tokens": 60000000.0', b'"total_tokens": Infinity'),
+            good.replace(b'"total_tokens": 120000000.0', b'"total_tokens": Infinity'),
             "refused",
             "Infinity, which is not a number",
         ),
         "1e5000.ftcost": (
-            good.replace(b'"total_tokens": 60000000.0', b'"total_tokens": 1e5000'),
+            good.replace(b'"total_tokens": 120000000.0', b'"total_tokens": 1e5000'),
             "refused",
             "beyond the range of a float",
         ),
@@ -159,6 +157,16 @@ def estimate_files() -> Files:
             "refused",
             "efficiency.comm_overhead is missing",
         ),
+        "no-rl-ratio.ftcost": (
+            edited(_set(f"{S0}.overheads.rl_generation_ratio", _DELETE)),
+            "refused",
+            "no scenarios[0].inputs.overheads.rl_generation_ratio",
+        ),
+        "rl-ratio-true.ftcost": (
+            edited(_set(f"{S0}.overheads.rl_generation_ratio", True)),
+            "refused",
+            "rl_generation_ratio = True, which is not a number",
+        ),
         "no-active.ftcost": (edited(_set("active", _DELETE)), "refused", "active is missing"),
         "unknown-field.ftcost": (
             edited(_set(f"{S0}.training.warp_drive", 9)),
@@ -194,7 +202,7 @@ def estimate_files() -> Files:
         "packing-one.ftcost": (
             edited(_set(f"{S0}.data.packing", 1)),
             "refused",
-            "data.packing: Input should be a valid boolean",
+            "data.packing = 1, which is not true or false",
         ),
         "targets-string.ftcost": (
             edited(_set(f"{S0}.training.lora_targets", "q_proj")),
@@ -274,7 +282,7 @@ def estimate_files() -> Files:
             "scenarios[0].name",
         ),
         "lone-surrogate.ftcost": (
-            good.replace(b'"name": "Scenario 1"', b'"name": "bad \\udcff name"'),
+            good.replace(b'"name": "Full FT"', b'"name": "bad \\udcff name"'),
             "refused",
             "scenarios[0].name: a lone UTF-16 surrogate",
         ),
@@ -315,9 +323,22 @@ def estimate_files() -> Files:
 # --- GPU catalogs --------------------------------------------------------------------------------
 
 
+CATALOG_ROW_V2 = {
+    "id": "lab-box", "name": "Lab box", "vendor": "NVIDIA", "memory_gib": 268.6,
+    "bf16_tflops": 2250.0, "bf16_supported": True, "memory_bandwidth_gb_s": 8000.0,
+    "interconnect": "nvlink", "interconnect_gb_s": 1800.0, "on_demand_usd_per_hour": 7.4,
+    "spot_usd_per_hour": 4.5, "price_as_of": "2026-10-07", "price_source": "our quote",
+    "memory_vendor_gb": 288.0, "counting": "per_gpu", "tdp_w": 1100.0, "year": 2025,
+    "spec_source": "S1", "notes": "", "provider": "", "region": "", "pricing_tier": "on_demand",
+}  # fmt: skip
+
+
 def good_catalog() -> dict[str, Any]:
-    gpu = builtin_catalog().gpus[0].model_copy(update={"id": "lab-box", "name": "Lab box"})
-    return json.loads(dumps_catalog(GpuCatalog(name="Lab", description="", gpus=(gpu,))))
+    """A version-2 catalog document with one row."""
+    return {
+        "format": "ftcost-gpu-catalog", "version": 2, "app": "ftcost 0.1.0", "name": "Lab",
+        "description": "", "currency": "USD", "gpus": [dict(CATALOG_ROW_V2)],
+    }  # fmt: skip
 
 
 def catalog_edit(change: Callable[[dict[str, Any]], None]) -> bytes:
@@ -363,10 +384,20 @@ def catalog_files() -> Files:
 # --- catalog CSV ---------------------------------------------------------------------------------
 
 
+CSV_V2 = (
+    "id,name,vendor,memory_gib,bf16_tflops,bf16_supported,memory_bandwidth_gb_s,interconnect,"
+    "interconnect_gb_s,on_demand_usd_per_hour,spot_usd_per_hour,price_as_of,price_source,"
+    "memory_vendor_gb,counting,tdp_w,year,spec_source,notes,provider,region,pricing_tier\r\n"
+    'b300,B300,NVIDIA,268.6,2250,yes,8000,nvlink,1800,7.4,4.5,2026-10-07,"a, quoted source",'
+    "288,per_gpu,1100,2025,S1,,,,on_demand\r\n"
+    "a100,A100,NVIDIA,79.6,312,yes,2039,nvlink,600,1.8,,2026-10-07,,80,per_gpu,400,2020,S2,"
+    '"two\nlines",,,on_demand\r\n'
+)  # a catalog CSV as version 2 exported it
+
+
 def csv_files() -> Files:
-    rows = builtin_catalog().gpus[:2]
-    good = dumps_csv(rows).encode()
-    header, first, *rest = good.decode().split("\r\n")
+    good = CSV_V2.encode()
+    header, first, *rest = CSV_V2.split("\r\n")
     return {
         "empty.csv": (b"", "refused", ""),
         "header-only.csv": ((header + "\r\n").encode(), "accepted", ""),  # nothing to import
