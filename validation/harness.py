@@ -22,7 +22,12 @@ from peft import LoraConfig, get_peft_model
 from torch.profiler import ProfilerActivity, profile
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
-from torch.utils.flop_counter import FlopCounterMode
+from torch.utils.flop_counter import (
+    FlopCounterMode,
+    register_flop_formula,
+    sdpa_backward_flop_count,
+    sdpa_flop_count,
+)
 from transformers import AutoConfig, AutoModelForCausalLM
 from transformers.utils import logging as hf_logging
 
@@ -31,6 +36,33 @@ hf_logging.set_verbosity_error()
 # Meta tensors have no values: transformers' packed-sequence detection reads position ids
 # (.item()); the runs here pass no position ids and pack nothing, so it has nothing to find.
 masking_utils.find_packed_sequence_indices = lambda *a, **k: None
+
+# Two ops FlopCounterMode has no formula for in torch 2.13, registered with the formulas it uses
+# for their siblings: the CPU flash-attention kernel (as CUDA's flash attention: every score,
+# causal or not) and torch._grouped_mm, which transformers >= 5 MoE experts use by default
+# (each row of the stacked tokens meets one expert: 2 · rows · k · n).
+aten = torch.ops.aten
+
+
+@register_flop_formula(aten._scaled_dot_product_flash_attention_for_cpu)
+def _cpu_flash_flop(query_shape, key_shape, value_shape, *args, out_shape=None, **kwargs) -> int:
+    return sdpa_flop_count(query_shape, key_shape, value_shape)
+
+
+@register_flop_formula(aten._scaled_dot_product_flash_attention_for_cpu_backward)
+def _cpu_flash_backward_flop(
+    grad_out_shape, query_shape, key_shape, value_shape, *args, out_shape=None, **kwargs
+) -> int:
+    return sdpa_backward_flop_count(grad_out_shape, query_shape, key_shape, value_shape)
+
+
+@register_flop_formula(aten._grouped_mm)
+def _grouped_mm_flop(a_shape, b_shape, *args, out_shape=None, **kwargs) -> int:
+    if len(a_shape) == 3 and len(b_shape) == 3:  # batched: one matrix per group
+        return 2 * a_shape[0] * a_shape[1] * a_shape[2] * b_shape[2]
+    # 2D x 3D (tokens grouped by expert), 2D x 2D (per-expert weight gradients), 3D x 2D
+    rows_times_k = a_shape[-2] * a_shape[-1] * (a_shape[0] if len(a_shape) == 3 else 1)
+    return 2 * rows_times_k * b_shape[-1]
 
 
 def build(

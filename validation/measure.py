@@ -22,6 +22,7 @@ import transformers
 from . import harness as H
 from .families import FAMILIES, Family
 from .loss import measure_loss
+from .optimizer import measure_optimizer
 
 FORMAT = "ftcost-measured"
 VERSION = 1
@@ -190,7 +191,9 @@ def measure_family(family: Family) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m validation.measure", description=__doc__)
     ap.add_argument("--family", action="append", choices=sorted(FAMILIES), help="only these")
-    ap.add_argument("--no-loss", action="store_true", help="skip the loss-path record")
+    ap.add_argument(
+        "--no-loss", action="store_true", help="skip the loss-path and optimizer records"
+    )
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
     torch.set_num_threads(1)  # a shared 2-core machine; the records do not depend on it
@@ -202,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_loss:
         doc = {"format": FORMAT, "version": VERSION, **environment(), **measure_loss()}
         write(args.out / "loss.json", doc)
-        print("loss: done", flush=True)
+        doc = {"format": FORMAT, "version": VERSION, **environment(), **measure_optimizer()}
+        write(args.out / "optimizer.json", doc)
+        print("loss, optimizer: done", flush=True)
     print(f"total: {time.perf_counter() - t0:.0f} s")
     return 0
 

@@ -30,6 +30,7 @@ PART_COLORS = {
     "activations": "#CC79A7",
     "logits": "#F0E442",
     "buffers": "#999999",
+    "reserve": "#CCCCCC",  # allocator reserve: reserved − allocated
     "overhead": "#555555",
     # DPO/GRPO/PPO parts (core/alignment.py, core/rollout.py)
     "reference": "#882255",
@@ -46,11 +47,12 @@ LEGEND_LABELS = {
     "activations": "Activations",
     "logits": "Logits & loss",
     "buffers": "Buffers",
-    "overhead": "CUDA/framework",
     "reference": "Reference",
     "critic": "Reward/value",
     "rollout_weights": "vLLM weights",
     "kv_cache": "KV cache",
+    "reserve": "Allocator reserve",
+    "overhead": "CUDA context",
 }
 MAX_BARS = 5
 LegendExtra = tuple[tuple[object, str], ...]  # (plot item, label) entries after the parts
@@ -166,6 +168,9 @@ class MemoryPlot(PlotView):
         usable = bars.usable_gib[idx]
         total = bars.capacity_gib[idx]
         self.usable_line.setValue(usable)
+        # The bars stack to the device total (allocator reserve and CUDA context included), which
+        # must fit the GPU's memory: the usable line coincides with the total line then.
+        self.usable_line.setVisible(usable < total - 1e-9)
         self.total_line.setValue(total)
         self.gpus_needed = dict(zip(methods, bars.gpus_needed, strict=True))
         for i, label in enumerate(self.count_labels):

@@ -18,7 +18,14 @@ from ._field import fld
 MlpKind = Literal["gated", "plain"]
 NormKind = Literal["rmsnorm", "layernorm"]
 QkNorm = Literal["none", "per_head", "full"]
-LoraTarget = Literal["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+LoraTarget = Literal[
+    "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
+    "qkv_proj", "gate_up_proj",
+]  # fmt: skip
+# Separate projections (Llama-style names) first, then the fused ones: Phi-3's qkv_proj and
+# gate_up_proj, GPT-2's c_attn (= qkv_proj; its c_fc is up_proj, c_proj is o_proj + down_proj),
+# and the experts of transformers >= 5 MoE models (one gate_up_proj parameter per layer, adapted
+# by PEFT's target_parameters as one rank-r adapter per expert).
 LORA_TARGETS: tuple[LoraTarget, ...] = (
     "q_proj",
     "k_proj",
@@ -27,6 +34,8 @@ LORA_TARGETS: tuple[LoraTarget, ...] = (
     "gate_proj",
     "up_proj",
     "down_proj",
+    "qkv_proj",
+    "gate_up_proj",
 )
 
 
@@ -70,6 +79,13 @@ class ModelSpec(BaseModel):
     )
     intermediate_size: int = fld(
         11008, "MLP intermediate size", "Width of the MLP's hidden layer.", "", ge=1, le=10**6
+    )
+    fused_qkv: bool = fld(
+        False,
+        "Fused q/k/v",
+        "q, k and v come out of one matrix (Phi-3 qkv_proj, GPT-2 c_attn). Same parameters; "
+        "what backward keeps differs (Phi-3 keeps the whole fused output, since v is a view of "
+        "it), and LoRA adapts it as one module, qkv_proj.",
     )
     mlp_kind: MlpKind = fld(
         "gated",
@@ -207,13 +223,17 @@ class ModelSpec(BaseModel):
         for target, (d_in, d_out) in self.attention_shapes().items():
             n = rank * (d_in + d_out) * self.num_layers
             out[target] = (n, n)
-        for target in ("gate_proj", "up_proj", "down_proj"):
-            if target == "gate_proj" and self.mlp_kind == "plain":
+        # Fused q/k/v: one adapter on the (h, q + 2kv) matrix (PEFT on qkv_proj / c_attn).
+        n = rank * (h + self.q_dim + 2 * self.kv_dim) * self.num_layers
+        out["qkv_proj"] = (n, n)
+        for target in ("gate_proj", "up_proj", "down_proj", "gate_up_proj"):
+            if target in ("gate_proj", "gate_up_proj") and self.mlp_kind == "plain":
                 out[target] = (0.0, 0.0)
                 continue
             total = active = 0.0
             for kind, i, copies in self._mlp_blocks():
-                per = rank * (h + i)
+                # gate_up_proj: one adapter on the fused (h, 2i) matrix of each MLP or expert.
+                per = rank * (h + (2 * i if target == "gate_up_proj" else i))
                 total += per * copies
                 active += per * (self.experts_per_token if kind == "routed" else copies)
             out[target] = (total * self.num_layers, active * self.num_layers)
@@ -242,6 +262,11 @@ class ParamCounts:
     matmul_active: float  # parameters in matmuls per token: decoder linears + output head
     layer: float  # one decoder layer, all parameters
     largest_linear: float  # the biggest single weight matrix (dequantisation buffer)
+    # Checkpointing (non-reentrant, transformers' default) stops recomputing once the last tensor
+    # backward needs is back: the layer's final matmul (the MLP down projection) is never rerun
+    # unless a later op keeps its output (measured: docs/data/measured/*.json, "flops").
+    tail_linear: float  # that down projection, all layers, active per token (0 where rerun)
+    first_layer_inputs: float  # q/k/v weights of one layer: what reads layer 0's first norm
 
     @property
     def non_embedding(self) -> float:
@@ -289,6 +314,9 @@ def count_params(m: ModelSpec) -> ParamCounts:
         return linear, other, largest
 
     mlp_linear, mlp_other, mlp_largest = mlp(False)
+    # Gemma 2 normalises the MLP output (the norm keeps it) and an MoE weights each expert's
+    # output by its routing probability (the multiply keeps it): both are recomputed in full.
+    reruns_tail = m.norms_per_layer == 4 or m.is_moe
     mlp_linear_act, _, _ = mlp(True)
     layer_linear = attn_linear + mlp_linear
     layer = layer_linear + attn_other + mlp_other + norms
@@ -308,6 +336,8 @@ def count_params(m: ModelSpec) -> ParamCounts:
         matmul_active=float(m.num_layers * layer_linear_act + m.vocab_size * h),
         layer=float(layer),
         largest_linear=float(max(mlp_largest, h * m.q_dim)),
+        tail_linear=0.0 if reruns_tail else float(m.num_layers * h * m.intermediate_size),
+        first_layer_inputs=float(h * (m.q_dim + 2 * m.kv_dim)),
     )
 
 

@@ -105,6 +105,7 @@ def simple_rules(
         bytes_per_param=recipe.bytes_per_param,
         state_bytes=state,
         activations_bytes=2.0 * m.num_layers * tr.micro_batch * s * m.hidden_size,
+        usable_bytes=usable_bytes,
         gpus_needed=max(1, math.ceil(state / usable_bytes)),
         attention_share=attention_share_simple(m.num_layers, s, m.hidden_size, n_active),
     )

@@ -90,7 +90,8 @@ def _layout(
     n = rent.gpus if tr.auto_gpu_count else needed
     if n != step.num_gpus and chosen is None:  # it trains on every rented GPU: memory on those
         step = _memory_step(mi, ckpt, n, counts, adapters, [])
-    flops = count_flops(m, counts.matmul_active, adapters.active, full, ckpt, tokens)
+    adapts_tail = not full and "down_proj" in tr.lora_targets  # checkpointing then reruns it
+    flops = count_flops(m, counts, adapters.active, full, ckpt, tokens, adapts_tail)
     # DPO/GRPO/PPO (alignment.py, rollout.py): the policy update's epochs and the extra forwards
     # run on the trainer at its MFU; the rollouts from rollout.generation_plans.
     per_token = flops.per_token
@@ -255,6 +256,8 @@ def finish(p: Plan) -> EstimateResult:
         )
     peak, n = p.time.peak, p.time.num_gpus
     mfu = p.time.mfu.mfu
+    # Article 001's usable memory: the reported total × 85% (the allocator-efficiency field).
+    article_usable = p.memory.capacity_bytes * inputs.hardware.usable_memory_fraction
     return build(
         EstimateResult,
         params=p.params,
@@ -269,7 +272,7 @@ def finish(p: Plan) -> EstimateResult:
         step_check=step_check(inputs, p.tokens, p.flops, n, peak, warnings),
         measured_mfu=measured_mfu(inputs, p.flops, peak, warnings),
         simple=simple_rules(
-            inputs, p.counts, p.tokens, peak, p.memory.usable_bytes, mfu, p.layout.checkpointing
+            inputs, p.counts, p.tokens, peak, article_usable, mfu, p.layout.checkpointing
         ),
         alignment=alignment_summary(p, rt),
         warnings=tuple(warnings),

@@ -37,6 +37,7 @@ CHECKPOINTING_LABELS: dict[str, str] = {
 }
 AttentionImpl = Literal["flash", "eager"]
 LossImpl = Literal["standard", "chunked"]
+AdapterDtype = Literal["fp32", "bf16"]
 Interconnect = Literal["nvlink", "pcie", "infinity_fabric", "ici", "ethernet", "thunderbolt"]
 Network = Literal["infiniband", "ethernet", "ici", "thunderbolt"]
 Padding = Literal["longest", "max_length", "pack"]
@@ -156,12 +157,22 @@ class TrainingSpec(BaseModel):
         min_length=1,
         json_schema_extra={"unit": ""},
     )
+    adapter_dtype: AdapterDtype = fld(
+        "fp32",
+        "Adapter dtype",
+        "fp32: PEFT's default (autocast_adapter_dtype=True) keeps adapters in fp32 on a bf16 base: "
+        "16 B per adapter parameter with AdamW, and each adapted module keeps an fp32 copy of its "
+        "input for backward. bf16: adapters in the base dtype (autocast_adapter_dtype=False): "
+        "8 B per parameter, inputs shared.",
+    )
     checkpointing: Checkpointing = fld(
         "auto",
         "Activation checkpointing",
-        "full: keep only each layer's input and recompute the layer in backward (+2N FLOPs per "
-        "token, roughly a tenfold cut in activation memory; article 001). auto: off when the run "
-        "fits on the same GPUs without it (a third fewer FLOPs), on when it needs it.",
+        "full: keep only each layer's input and recompute the decoder layers in backward "
+        "(transformers' gradient_checkpointing_enable: the output head and each layer's last "
+        "matmul are not rerun, about +1.4N FLOPs per token rather than the articles' +2N; "
+        "roughly a tenfold cut in activation memory, article 001). auto: off when the run fits "
+        "on the same GPUs without it, on when it needs it.",
     )
     attention: AttentionImpl = fld(
         "flash",
@@ -353,9 +364,11 @@ class HardwareSpec(BaseModel):
     )
     usable_memory_fraction: float = fld(
         0.85,
-        "Usable memory",
-        "Share of the reported memory your tensors can use after fragmentation and communication "
-        "buffers (article 001: 'perhaps 85 percent of nameplate').",
+        "Allocator efficiency",
+        "Allocated ÷ reserved memory at the peak: PyTorch's caching allocator keeps freed blocks "
+        "and fragments, so max_memory_reserved exceeds max_memory_allocated. The reserve is "
+        "allocated × (1 ÷ this − 1). Default 0.85, article 001's 'perhaps 85 percent of "
+        "nameplate'; the published PEFT runs are consistent with 0.8–0.9 (docs/accuracy.md).",
         "",
         ge=0.1,
         le=1.0,

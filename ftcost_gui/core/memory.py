@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .architecture import ModelSpec, ParamCounts
+from .architecture import ParamCounts
 
 BF16_BYTES = 2
 FP32_BYTES = 4
@@ -23,14 +23,30 @@ NF4_DQ_BYTES = NF4_DQ_BITS / 8
 ADAPTER_WEIGHT_BYTES = 4.0
 ADAPTER_GRAD_BYTES = 4.0
 ADAPTER_MOMENT_BYTES = 8.0
-# Standard transformers loss path, per token per vocabulary entry: bf16 logits held in the output
-# (2) + fp32 upcast/log-softmax output (4) + fp32 gradient (4) + its fp32→bf16 path (4 + 2) at the
-# backward peak. Unsloth's published context table implies ~16 B/token·V for HF QLoRA on
-# Llama-3.1-8B (reference/peers.md §0.2); we use 16.
-LOGITS_STANDARD_BYTES = 16.0
-# Fused/chunked cross-entropy holds fp32 logits and gradient for one chunk only.
+# (weight, gradient, two moments) per adapter parameter by adapter dtype; torch AdamW keeps its
+# moments in the parameter's dtype, so bf16 adapters hold 2 + 2 + 4 = 8 B.
+ADAPTER_STATE_BYTES = {"fp32": (4.0, 4.0, 8.0), "bf16": (2.0, 2.0, 4.0)}
+# The loss path at its backward peak, per token per vocabulary entry, beyond what the forward
+# keeps (measured: docs/data/measured/loss.json, allocator timeline). Standard transformers loss:
+# 12 B in all — the fp32 log-softmax output kept for backward (4 B, counted with the saved
+# activations) plus the fp32 gradient of the log-softmax and of its input (4 + 4 B) at the peak.
+# The bf16 logits are gone by then when the caller drops the model output (as HF Trainer does).
+LOGITS_STANDARD_BYTES = 8.0
+# Fused linear + cross-entropy (Liger's algorithm): bf16 logits, fp32 upcast, softmax/gradient
+# and its bf16 cast for one chunk of tokens: 14 B per chunk token per vocabulary entry, measured.
 CHUNKED_LOSS_TOKENS = 2048
-LOGITS_CHUNKED_BYTES = 8.0
+LOGITS_CHUNKED_BYTES = 14.0
+# The optimizer step's temporaries per parameter stepped (docs/data/measured/optimizer.json): the
+# fused AdamW that HF Trainer uses by default (adamw_torch_fused, torch >= 2.8) allocates none;
+# plain torch.optim.AdamW on CUDA (foreach) allocates one copy of the parameters in their dtype
+# (2 B per bf16 parameter, 4 per fp32) — add it by hand for such a loop. 8-bit Adam (bitsandbytes)
+# steps in its own kernel: none counted (not measured here).
+OPTIMIZER_TEMP_BYTES = {
+    "full_amp_adamw": 0.0,
+    "full_adamw_8bit": 0.0,
+    "full_bf16_adamw": 0.0,
+}
+FOREACH_TEMP_BYTES = {"bfloat16": 2.0, "float32": 4.0}  # per parameter, measured
 # DeepSpeed ZeRO-1/2 defaults: reduce_bucket_size = allgather_bucket_size = 5e8 elements (bf16).
 ZERO_BUCKET_BYTES = 2 * 5e8 * BF16_BYTES
 
@@ -67,6 +83,15 @@ RECIPES: dict[str, Recipe] = {
 SIMPLE_BYTES_PER_PARAM_003 = {"lora": 2.5, "qlora": 0.75}
 
 
+def layer_stored_bytes(method: str, counts: ParamCounts, num_layers: int) -> float:
+    """One decoder layer's weights as stored: what ZeRO-3/FSDP gathers (NF4 for QLoRA, whose
+    quantised weights are sharded and gathered as stored; bf16 otherwise)."""
+    if method == "qlora":
+        linear = counts.decoder_linear / num_layers
+        return linear * NF4_DQ_BYTES + (counts.layer - linear) * BF16_BYTES
+    return counts.layer * RECIPES[method].weights
+
+
 def base_weight_bytes(method: str, counts: ParamCounts) -> float:
     """Weights of the base model; QLoRA keeps embeddings, head, norms and biases in 16-bit."""
     if method == "qlora":
@@ -74,45 +99,20 @@ def base_weight_bytes(method: str, counts: ParamCounts) -> float:
     return counts.total * RECIPES[method].weights
 
 
-def activation_bytes_per_token_layer(
-    m: ModelSpec, attention: str, seq_len: int, lora_modules: tuple[tuple[int, int], ...]
-) -> float:
-    """Bytes one token leaves saved for backward in one decoder layer (no checkpointing).
-
-    Counted from the tensors autograd keeps in a Llama-style layer with FlashAttention/SDPA
-    (bf16): norm 1 input and output (2h), q, k, v (q + 2kv), attention output (q), norm 2 input
-    and output (2h), the MLP's gate and up outputs, the activation output and the product fed to
-    the down projection (4i; plain MLPs 2i), FlashAttention's fp32 log-sum-exp (4 B per head).
-    Korthikanti et al.'s 34·h per token is the same count with dropout masks and a 4h MLP.
-    Eager attention adds the fp32 softmax and its bf16 copy: 6 B per head per key position.
-    LoRA (PEFT) saves each adapted input cast to fp32 and the rank-r intermediate.
-    """
-    h = m.hidden_size
-    if m.is_moe:
-        widths = [m.expert_intermediate_size * m.experts_per_token]
-        if m.num_shared_experts:
-            widths.append(
-                (m.shared_expert_intermediate_size or m.expert_intermediate_size)
-                * m.num_shared_experts
-            )
-        i_eff = sum(widths)
-        router = m.num_experts * 2 * FP32_BYTES  # router logits and softmax, fp32
-    else:
-        i_eff = m.intermediate_size
-        router = 0
-    mlp = (4 if m.mlp_kind == "gated" else 2) * i_eff
-    elems = 4 * h + 2 * m.q_dim + 2 * m.kv_dim + mlp
-    total = elems * BF16_BYTES + FP32_BYTES * m.num_attention_heads + router
-    if attention == "eager":
-        total += 6 * m.num_attention_heads * seq_len
-    for d_in, rank in lora_modules:
-        total += FP32_BYTES * (d_in + rank)
-    return total
+PHASES = ("backward", "optimizer step")
 
 
 @dataclass(frozen=True, slots=True)
 class MemoryModel:
-    """The per-GPU memory as sharded (B, divided by GPUs) and unsharded (A) parts."""
+    """The per-GPU memory as sharded (B, divided by GPUs) and unsharded (A) parts.
+
+    The peak is the larger of two moments of a step (the allocator timelines of the measured
+    records, docs/data/measured/): **backward** — persistent state, everything the forward saved,
+    and the larger of the loss path's transient and one recomputed layer (the loss path is done
+    before the first layer is recomputed); parameter gradients are not there yet (zero_grad sets
+    them to None) unless gradients accumulate over micro-batches — and the **optimizer step** —
+    persistent state, every gradient and the optimizer's temporaries (no activations).
+    """
 
     weights: float
     gradients: float
@@ -144,9 +144,15 @@ class MemoryModel:
     gen_kv_per_seq: float = 0.0
     gen_seqs: float = 0.0
     gen_max_seqs: float = 0.0
+    # Allocated ÷ reserved at the peak (PyTorch's caching allocator keeps freed blocks and
+    # fragments: the reserve is allocated × (1/efficiency − 1)). Default 0.85, article 001's
+    # 'perhaps 85 percent of nameplate'; the PEFT runs (docs/accuracy.md) show 0.8–0.9.
+    allocator_efficiency: float = 0.85
+    optimizer_temporaries: float = 0.0  # AdamW foreach: a copy of the parameters it steps
+    accumulating: bool = False  # gradient accumulation: gradients live through the backward
 
-    def split(self, n: int) -> dict[str, float]:
-        """Per-GPU bytes of each part on n data-parallel GPUs."""
+    def phase_parts(self, n: int, phase: str) -> dict[str, float]:
+        """Per-GPU bytes of each part on n data-parallel GPUs at one moment of the step."""
         s = self.sharding
         w_div = n if s == "zero3" else 1
         g_div = n if s in ("zero2", "zero3") else 1
@@ -161,34 +167,56 @@ class MemoryModel:
             + self.adapters_grads / g_div
             + opt_on_gpu * self.adapters_moments / o_div
         )
+        step = phase == "optimizer step"
+        grads = 1.0 if step or self.accumulating else 0.0
+        if step:
+            activations = logits = 0.0
+        elif self.activations_working > self.logits:  # checkpointing: a recomputed layer
+            activations, logits = self.activations_saved + self.activations_working, 0.0
+        else:
+            activations, logits = self.activations_saved, self.logits
         kv = self.rollout_kv
         if self.gen_seqs:
             gathered = self.gen_gather * (1 - 1 / n) if multi and s == "zero3" else 0.0
             peak = gathered + min(self.gen_seqs / n, self.gen_max_seqs) * self.gen_kv_per_seq
-            train = self.activations_saved + self.activations_working + self.logits
+            train = self.activations_saved + max(self.activations_working, self.logits)
             kv += max(0.0, peak - train)
-        return {
+        parts = {
             "weights": self.weights / w_div,
-            "gradients": self.gradients / g_div,
+            "gradients": grads * self.gradients / g_div,
             "master": opt_on_gpu * self.master / o_div,
             "optimizer": opt_on_gpu * self.optimizer / o_div,
             "adapters": self.adapters_weights / w_div
-            + self.adapters_grads / g_div
+            + grads * self.adapters_grads / g_div
             + opt_on_gpu * self.adapters_moments / o_div,
-            "activations": self.activations_saved + self.activations_working,
-            "logits": self.logits,
-            "buffers": self.qlora_buffer
-            + (self.layer_gather if multi and s == "zero3" else 0.0)
-            + (self.grad_buckets if multi else 0.0),
-            "overhead": self.overhead,
+            "activations": activations,
+            "logits": logits,
+            "buffers": (self.qlora_buffer if not step else 0.0)
+            + (self.layer_gather if multi and s == "zero3" and not step else 0.0)
+            + (self.grad_buckets if multi else 0.0)
+            + (opt_on_gpu * self.optimizer_temporaries / o_div if step else 0.0),
             "reference": self.reference / w_div,
             "critic": self.reward / w_div + self.critic_ratio * state,
             "rollout_weights": self.rollout_weights,
             "kv_cache": kv,
         }
+        allocated = sum(parts.values())
+        parts["reserve"] = allocated * (1.0 / self.allocator_efficiency - 1.0)
+        parts["overhead"] = self.overhead
+        return parts
+
+    def peak_phase(self, n: int) -> str:
+        """The moment of the step with the most memory on each of n GPUs."""
+        totals = [sum(self.phase_parts(n, ph).values()) for ph in PHASES]
+        return PHASES[totals.index(max(totals))]
+
+    def split(self, n: int) -> dict[str, float]:
+        """Per-GPU bytes of each part at the peak, on n data-parallel GPUs."""
+        return self.phase_parts(n, self.peak_phase(n))
 
     def total(self, n: int) -> float:
-        return sum(self.split(n).values())
+        """Device total on each of n GPUs: allocated + allocator reserve + CUDA context."""
+        return max(sum(self.phase_parts(n, ph).values()) for ph in PHASES)
 
     def offloaded_bytes(self) -> float:
         if not self.offload:
@@ -196,21 +224,27 @@ class MemoryModel:
         return self.master + self.optimizer + self.adapters_moments
 
     def gpus_needed(self, usable_bytes: float, max_gpus: int = 1_000_000) -> int | None:
-        """Fewest GPUs whose per-GPU total fits in usable_bytes; None if no count does.
+        """Fewest GPUs whose per-GPU device total fits in usable_bytes; None if no count does.
 
         Article 001: 'the minimum GPU count is the ceiling of total bytes over usable HBM', made
-        exact per part: total(n) = A + B/n, so n = ceil(B / (usable − A)).
+        exact per part: each moment of the step is A + B/n, so n = ceil(B / (usable − A)), and
+        the job needs the largest n of the two moments.
         """
         if self.total(1) <= usable_bytes:
             return 1
-        # For n >= 2 every part is A + B/n; two evaluations give A and B exactly.
-        t2, t4 = self.total(2), self.total(4)
-        b_sharded = 4 * (t2 - t4)
-        a_fixed = t2 - b_sharded / 2
-        room = usable_bytes - a_fixed
-        if b_sharded <= 0 or room <= 0:
-            return None
-        n = max(2, math.ceil(b_sharded / room - 1e-9))
+        n = 2
+        for phase in PHASES:
+            # For n >= 2 every part is A + B/n; two evaluations give A and B exactly.
+            t2 = sum(self.phase_parts(2, phase).values())
+            t4 = sum(self.phase_parts(4, phase).values())
+            b_sharded = 4 * (t2 - t4)
+            a_fixed = t2 - b_sharded / 2
+            room = usable_bytes - a_fixed
+            if t2 <= usable_bytes:
+                continue
+            if b_sharded <= 0 or room <= 0:
+                return None
+            n = max(n, math.ceil(b_sharded / room - 1e-9))
         while n <= max_gpus and self.total(n) > usable_bytes:
             n += 1
         return n if n <= max_gpus else None

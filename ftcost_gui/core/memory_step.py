@@ -9,24 +9,27 @@ leaves those unchanged (an MFU, price, token or project edit).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from . import alignment, rollout
+from .activations import LoraActs, Saved, layer_inventory, outside_inventory
+from .activations import total as total_bytes
 from .architecture import ModelSpec, ParamCounts
 from .inputs import EstimateInputs, TrainingSpec
 from .memory import (
-    ADAPTER_GRAD_BYTES,
-    ADAPTER_MOMENT_BYTES,
-    ADAPTER_WEIGHT_BYTES,
+    ADAPTER_STATE_BYTES,
     BF16_BYTES,
     CHUNKED_LOSS_TOKENS,
+    FP32_BYTES,
     LOGITS_CHUNKED_BYTES,
     LOGITS_STANDARD_BYTES,
+    OPTIMIZER_TEMP_BYTES,
     RECIPES,
     ZERO_BUCKET_BYTES,
     MemoryModel,
-    activation_bytes_per_token_layer,
     base_weight_bytes,
+    layer_stored_bytes,
 )
 from .objective import ObjectiveSpec
 from .params import Adapters
@@ -68,30 +71,68 @@ class MemoryStep(NamedTuple):
 
 
 class Activations(NamedTuple):
-    saved_bytes: float  # kept for backward: checkpointed layer inputs, or every layer's tensors
+    saved_bytes: float  # kept for backward after the forward: checkpointed inputs or every tensor
     working_bytes: float  # one layer recomputed during backward (checkpointing only)
 
 
-def activations(mi: MemoryInputs, modules: tuple[tuple[int, int], ...]) -> Activations:
-    """Activation memory of one micro-batch (article 001: 2·L·b·s·h with recomputation)."""
+def lora_acts(tr: TrainingSpec) -> LoraActs | None:
+    """What activations need of the adapters; None when the base trains (full fine-tuning)."""
+    if RECIPES[tr.method].full:
+        return None
+    adapter_bytes = FP32_BYTES if tr.adapter_dtype == "fp32" else BF16_BYTES
+    return LoraActs(frozenset(tr.lora_targets), tr.lora_rank, adapter_bytes)
+
+
+class Inventory(NamedTuple):
+    layer: tuple[Saved, ...]  # one decoder layer, bytes per token
+    outside: tuple[Saved, ...]  # outside the layers, bytes per token
+    layer_bytes: float
+    outside_bytes: float
+
+
+@lru_cache(maxsize=512)
+def _inventory(
+    m: ModelSpec, attention: str, seq_len: int, full: bool, lora: LoraActs | None, ckpt: bool,
+    loss: str,
+) -> Inventory:  # fmt: skip
+    layer = tuple(layer_inventory(m, attention, seq_len, full, lora))
+    outside = tuple(outside_inventory(m, seq_len, full, lora, ckpt, loss))
+    return Inventory(layer, outside, total_bytes(list(layer)), total_bytes(list(outside)))
+
+
+def activation_inventory(mi: MemoryInputs) -> Inventory:
+    """Every saved tensor of one decoder layer and outside the layers, bytes per token (cached:
+    a sweep or an edit elsewhere reuses it)."""
+    tr = mi.training
+    return _inventory(
+        mi.model, tr.attention, mi.seq_len, RECIPES[tr.method].full, lora_acts(tr),
+        tr.checkpointing == "full", tr.loss,
+    )  # fmt: skip
+
+
+def activations(mi: MemoryInputs) -> Activations:
+    """Activation memory of one micro-batch, tensor by tensor (activations.py, measured).
+
+    With checkpointing each layer keeps only its input (article 001: 2·L·b·s·h) and one layer is
+    recomputed, with all its tensors, during backward.
+    """
     m, tr = mi.model, mi.training
     tokens_mb = mi.rows * mi.seq_len
-    per_token_layer = activation_bytes_per_token_layer(m, tr.attention, mi.seq_len, modules)
-    layer_input = BF16_BYTES * m.hidden_size  # a layer's input, bf16
+    inv = activation_inventory(mi)
+    per_layer = inv.layer_bytes
     saved: float
     working: float
     if tr.checkpointing == "full":
-        saved = m.num_layers * tokens_mb * layer_input
-        working = tokens_mb * per_token_layer
+        saved = m.num_layers * BF16_BYTES * m.hidden_size * tokens_mb
+        working = per_layer * tokens_mb
     else:
-        saved = m.num_layers * tokens_mb * per_token_layer
+        saved = m.num_layers * per_layer * tokens_mb
         working = 0.0
-    saved += 2 * tokens_mb * layer_input  # final norm input and output
-    return Activations(saved, working)
+    return Activations(saved + inv.outside_bytes * tokens_mb, working)
 
 
 def logits_bytes(mi: MemoryInputs) -> float:
-    """Logits and loss of one micro-batch: the whole vocabulary, or one chunk of it fused."""
+    """The loss path's backward peak beyond what the forward keeps: all tokens, or one chunk."""
     tokens_mb = mi.rows * mi.seq_len
     if mi.training.loss == "standard":
         return LOGITS_STANDARD_BYTES * tokens_mb * mi.model.vocab_size
@@ -113,14 +154,15 @@ def memory_model(mi: MemoryInputs, counts: ParamCounts, adapters: Adapters) -> M
     """Every tensor of the run, unsharded (part A) or sharded over the GPUs (part B)."""
     tr = mi.training
     recipe = RECIPES[tr.method]
-    act = activations(mi, adapters.modules)
+    act = activations(mi)
+    a_weight, a_grad, a_moments = ADAPTER_STATE_BYTES[tr.adapter_dtype]
     trainable_grad_bytes = (
-        counts.total * recipe.gradients if recipe.full else adapters.total * ADAPTER_GRAD_BYTES
+        counts.total * recipe.gradients if recipe.full else adapters.total * a_grad
     )
     state = (
         base_weight_bytes(tr.method, counts)
         + counts.total * (recipe.gradients + recipe.master + recipe.moments)
-        + adapters.total * (ADAPTER_WEIGHT_BYTES + ADAPTER_GRAD_BYTES + ADAPTER_MOMENT_BYTES)
+        + adapters.total * (a_weight + a_grad + a_moments)
     )
     extra = alignment_memory(mi, counts, state)
     return MemoryModel(
@@ -128,19 +170,23 @@ def memory_model(mi: MemoryInputs, counts: ParamCounts, adapters: Adapters) -> M
         gradients=counts.total * recipe.gradients,
         master=counts.total * recipe.master,
         optimizer=counts.total * recipe.moments,
-        adapters_weights=adapters.total * ADAPTER_WEIGHT_BYTES,
-        adapters_grads=adapters.total * ADAPTER_GRAD_BYTES,
-        adapters_moments=adapters.total * ADAPTER_MOMENT_BYTES,
+        adapters_weights=adapters.total * a_weight,
+        adapters_grads=adapters.total * a_grad,
+        adapters_moments=adapters.total * a_moments,
         activations_saved=act.saved_bytes,
         activations_working=act.working_bytes,
         logits=logits_bytes(mi),
         # QLoRA dequantises one linear at a time into a bf16 buffer.
         qlora_buffer=BF16_BYTES * counts.largest_linear if tr.method == "qlora" else 0.0,
-        layer_gather=2 * BF16_BYTES * counts.layer,
+        layer_gather=2 * layer_stored_bytes(tr.method, counts, mi.model.num_layers),
         grad_buckets=grad_bucket_bytes(tr.sharding, trainable_grad_bytes),
         overhead=mi.framework_overhead_gib * GIB,
         sharding=tr.sharding,
         offload=tr.cpu_offload_optimizer,
+        allocator_efficiency=mi.usable_memory_fraction,
+        # Fused AdamW (HF Trainer's default) steps without temporaries (memory.py, measured).
+        optimizer_temporaries=counts.total * OPTIMIZER_TEMP_BYTES.get(tr.method, 0.0),
+        accumulating=tr.grad_accum > 1,
         **extra,
     )
 
@@ -183,11 +229,13 @@ def memory_per_gpu(
     tr = mi.training
     mem = memory_model(mi, counts, adapters)
     capacity = mi.gpu_memory_gib * GIB
-    usable = capacity * mi.usable_memory_fraction
+    usable = capacity  # the device total (allocated + reserve + context) must fit in memory
     gpus_needed = mem.gpus_needed(usable)
     n = gpus_needed if tr.auto_gpu_count and gpus_needed is not None else tr.num_gpus
-    parts = mem.split(n)
+    phase = mem.peak_phase(n)
+    parts = mem.phase_parts(n, phase)
     total = sum(parts.values())
+    reserved = total - parts["overhead"]
     fits = total <= usable
     if not fits:
         if gpus_needed is None:
@@ -214,7 +262,11 @@ def memory_per_gpu(
         activations_working_bytes=mem.activations_working,
         logits_bytes=parts["logits"],
         buffers_bytes=parts["buffers"],
+        reserve_bytes=parts["reserve"],
         overhead_bytes=parts["overhead"],
+        peak_allocated_bytes=reserved - parts["reserve"],
+        peak_reserved_bytes=reserved,
+        peak_phase=phase,
         total_bytes=total,
         capacity_bytes=capacity,
         usable_bytes=usable,

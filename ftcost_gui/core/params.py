@@ -34,13 +34,14 @@ def lora_adapters(m: ModelSpec, counts: ParamCounts, tr: TrainingSpec) -> Adapte
         total += by_target[t][0] * scale
         active += by_target[t][1] * scale
     attn_shapes = m.attention_shapes()
-    mlp_in = {"gate_proj": m.hidden_size, "up_proj": m.hidden_size}
+    h = m.hidden_size
+    mlp_in = {"gate_proj": h, "up_proj": h, "gate_up_proj": h, "qkv_proj": h}
     width = (m.expert_intermediate_size * m.experts_per_token) if m.is_moe else m.intermediate_size
     mlp_in["down_proj"] = width
     modules = tuple(
         (attn_shapes[t][0] if t in attn_shapes else mlp_in[t], tr.lora_rank)
         for t in targets
-        if not (t == "gate_proj" and m.mlp_kind == "plain")
+        if not (t in ("gate_proj", "gate_up_proj") and m.mlp_kind == "plain")
     )
     return Adapters(total, active, modules)
 

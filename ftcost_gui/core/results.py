@@ -85,18 +85,25 @@ MEMORY_PART_LABELS: dict[str, str] = {
     "activations": "Activations",
     "logits": "Logits & loss",
     "buffers": "Work buffers",
-    "overhead": "CUDA/framework",
     "reference": "Reference model",
     "critic": "Reward & value models",
     "rollout_weights": "Rollout weights (vLLM)",
     "kv_cache": "KV cache (rollouts)",
+    "reserve": "Allocator reserve",
+    "overhead": "CUDA context",
 }
 # The parts only DPO/GRPO/PPO runs have: views list them when a run has them.
 OBJECTIVE_MEMORY_PARTS = frozenset({"reference", "critic", "rollout_weights", "kv_cache"})
 
 
 class MemoryBreakdown(BaseModel):
-    """Peak memory of one GPU, in bytes, by part."""
+    """Peak memory of one GPU, in bytes, by part.
+
+    Three figures, each what one tool reports: ``peak_allocated_bytes`` (every tensor at the
+    backward peak: ``torch.cuda.max_memory_allocated``), ``peak_reserved_bytes`` (with the caching
+    allocator's reserve: ``max_memory_reserved``) and ``total_bytes``, the device total (plus the
+    CUDA context and library workspaces: what nvidia-smi shows). ``fits``: device total ≤ memory.
+    """
 
     model_config = _FROZEN
     weights_bytes: float
@@ -109,10 +116,14 @@ class MemoryBreakdown(BaseModel):
     activations_working_bytes: float  # one layer recomputed during backward
     logits_bytes: float
     buffers_bytes: float
-    overhead_bytes: float
-    total_bytes: float
+    reserve_bytes: float  # allocator reserve: reserved − allocated at the peak
+    overhead_bytes: float  # CUDA context, cuBLAS/NCCL workspaces: outside the allocator
+    peak_allocated_bytes: float  # max_memory_allocated
+    peak_reserved_bytes: float  # max_memory_reserved = allocated ÷ allocator efficiency
+    peak_phase: str  # when the peak happens: "backward" or "optimizer step" (memory.py)
+    total_bytes: float  # device total = reserved + CUDA context (nvidia-smi)
     capacity_bytes: float
-    usable_bytes: float
+    usable_bytes: float  # what the device total may use: the GPU's memory
     fits: bool
     headroom_bytes: float  # usable − total (negative: short by)
     gpus_needed: int | None  # fewest GPUs that fit with the chosen sharding; None: none does
@@ -262,6 +273,7 @@ class SimpleRules(BaseModel):
     bytes_per_param: float  # 16 / 10 / 8 / 2 / 0.52 (+ 003's 2.5 and 0.75 in the help)
     state_bytes: float
     activations_bytes: float  # 2·L·b·s·h with recomputation (001)
+    usable_bytes: float  # article 001: 85% of the reported memory
     gpus_needed: int  # ceil(state ÷ usable)
     attention_share: float  # L·s·d ÷ N (001)
 

@@ -7,7 +7,7 @@ taken as useful tokens. FLOPs = FLOPs per processed token × D (articles 000/001
 
 from __future__ import annotations
 
-from .architecture import ModelSpec
+from .architecture import ModelSpec, ParamCounts
 from .flops import flops_per_token, simple_coefficient
 from .inputs import DataSpec
 from .lengths import LogNormalLengths, padded_rows
@@ -61,16 +61,18 @@ PADDING_SOURCES = {"pack": "packing", "longest": "longest", "max_length": "max_l
 
 def count_flops(
     m: ModelSpec,
-    matmul_params: float,
+    counts: ParamCounts,
     adapter_params_active: float,
     full: bool,
     checkpointing: bool,
     tokens: TokenSummary,
+    adapts_tail: bool = False,
 ) -> FlopBreakdown:
     """Training FLOPs of the run and the per-token coefficients they came from."""
+    matmul_params = counts.matmul_active
     fpt = flops_per_token(
-        matmul_params, full, checkpointing, m.num_layers, tokens.seq_len, m.q_dim,
-        adapter_params_active,
+        counts, full, checkpointing, m.num_layers, tokens.seq_len, m.q_dim,
+        adapter_params_active, adapts_tail,
     )  # fmt: skip
     return build(
         FlopBreakdown,

@@ -232,6 +232,7 @@ def _gemma(r: _Reader, norms: int) -> None:
 def _phi3(r: _Reader) -> None:
     _shape(r)  # fused qkv_proj and gate_up_proj: the same weights as separate matrices
     _tie(r, False)
+    r.set(fused_qkv=True)
 
 
 def _olmoe(r: _Reader) -> None:
@@ -259,6 +260,7 @@ def _gpt2(r: _Reader) -> None:
         mlp_bias=True,
         norm_kind="layernorm",
         position_embeddings=r.spec.get("max_context", 1024),
+        fused_qkv=True,  # c_attn
     )
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ftcost_gui.core import EstimateInputs, estimate
+from ftcost_gui.core.units import GIB
 
 from .helpers import gpu
 
@@ -44,6 +45,7 @@ def peft_setup(method: str, rank: int, targets: list[str]) -> EstimateInputs:
         attention="flash",
         loss="standard",
         micro_batch=4,
+        grad_accum=1,  # one optimizer step per batch
         auto_gpu_count=False,
         num_gpus=1,
         sharding="none",
@@ -66,9 +68,13 @@ def experiments():
 def test_memory_model_against_peft_measurements(name, method, rank, targets, e):
     r = estimate(peft_setup(method, rank, targets))
     peak = e["peak_memory"].get("accelerator_memory_max") or e["peak_memory"]["cuda_memory_max"]
-    assert r.memory.total_bytes == pytest.approx(peak, rel=0.20), name
+    # The measured figure is max_memory_reserved: compare the expected peak reserved (allocated
+    # ÷ allocator efficiency), not the device total (which adds the CUDA context).
+    assert r.memory.peak_reserved_bytes == pytest.approx(peak, rel=0.20), name
+    assert r.memory.total_bytes == pytest.approx(r.memory.peak_reserved_bytes + GIB)
     m = r.memory
-    state = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.adapters_bytes
+    # Persistent state (at the backward peak the gradients are not there yet).
+    state = m.state_bytes
     assert state == pytest.approx(e["mem_allocated_avg_step250"], rel=0.10), name
     # The peer calculator's napkin (article 003) misses the same runs by far more.
     if method == "lora":

@@ -93,9 +93,12 @@ def test_dpo_with_lora_disables_the_adapters_instead_of_a_second_copy():
 def test_dpo_micro_batch_holds_chosen_and_rejected():
     sft = estimate(dpo(objective__objective="sft", training__checkpointing="full"))
     pair = estimate(dpo(training__checkpointing="full"))
-    # Checkpointed layer inputs: (L + 2) · rows · s · h · 2 bytes, rows = 2 × micro-batch for DPO.
-    assert sft.memory.activations_saved_bytes == 34 * 1 * 1024 * 4096 * 2
-    assert pair.memory.activations_saved_bytes == 34 * 2 * 1024 * 4096 * 2
+    # Checkpointed: L layer inputs (2h) + what stays outside the layers per token (activations.py:
+    # ids/labels 16, rotary 2·2·128, final norm 4h + 4 + 2h, head input 2h, log-softmax 4V),
+    # × rows · s, rows = 2 × micro-batch for DPO.
+    per_token = 32 * 2 * 4096 + 16 + 2 * 2 * 128 + 4 * 4096 + 4 + 2 * 4096 + 2 * 4096 + 4 * 32000
+    assert sft.memory.activations_saved_bytes == per_token * 1 * 1024
+    assert pair.memory.activations_saved_bytes == per_token * 2 * 1024
 
 
 # --- GRPO / PPO: tokens, steps and extra forwards ---------------------------------------------

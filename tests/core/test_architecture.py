@@ -76,8 +76,12 @@ def test_lora_counts_per_target():
     m = ModelSpec()
     by = m.lora_params_by_target(16)
     assert by["q_proj"][0] == 16 * (4096 + 4096) * 32
-    all_linear = m.lora_params(16, tuple(by))[0]
+    separate = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+    all_linear = m.lora_params(16, separate)[0]
     assert all_linear == 39_976_960  # PEFT on Llama-2-7B, r=16, all linear layers
+    # Fused: one adapter on (h, q + 2kv) and on each (h, 2i); PEFT on Phi-3's qkv_proj/gate_up_proj.
+    assert by["qkv_proj"][0] == 16 * (4096 + 3 * 4096) * 32
+    assert by["gate_up_proj"][0] == 16 * (4096 + 2 * 11008) * 32
     moe = MIXTRAL_8X7B.lora_params_by_target(8)
     assert moe["up_proj"][0] == 4 * moe["up_proj"][1]  # 8 experts stored, 2 active
 

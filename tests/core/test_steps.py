@@ -41,7 +41,10 @@ def test_flop_coefficients_are_carried(method, checkpointing, base, attention):
     assert f.matmul_params == N_MATMUL
     assert f.base_coefficient == base
     assert f.attention_coefficient == attention
-    assert f.base_per_token == pytest.approx(base * N_MATMUL)
+    # A frozen base without checkpointing: layer 0's q/k/v need no input gradient (the embedding
+    # output requires none), 2 · 4096 · (3 · 4096) fewer (flops.py, measured records).
+    skipped = 2 * 4096 * 3 * 4096 if base == 4 and checkpointing == "none" else 0
+    assert f.base_per_token == pytest.approx(base * N_MATMUL - skipped)
     # attention = coefficient × L · s · q_dim (s = 2048, q_dim = 4096)
     assert f.attention_per_token == pytest.approx(attention * 32 * 2048 * 4096)
 

@@ -239,6 +239,7 @@ class ModelPanel(FormPanel):
             "model",
             ModelSpec,
             (
+                "fused_qkv",
                 "attention_qkv_bias",
                 "attention_out_bias",
                 "mlp_bias",

@@ -126,7 +126,7 @@ class LoraTargetsEditor(QWidget):
 
 class TrainingPanel(FormPanel):
     GROUPS = (
-        ("Method", "training", TrainingSpec, ("method", "lora_rank")),
+        ("Method", "training", TrainingSpec, ("method", "lora_rank", "adapter_dtype")),
         (
             "Objective",
             "objective",
@@ -194,6 +194,7 @@ class TrainingPanel(FormPanel):
         tr = inputs.training
         adapters = tr.method in ("lora", "qlora")
         self.set_row_state("training", "lora_rank", visible=adapters)
+        self.set_row_state("training", "adapter_dtype", visible=adapters)
         self.set_row_state("training", "lora_targets", visible=adapters)
         if adapters:
             self.lora_targets.set_model(inputs.model, tr.lora_rank)
