@@ -109,6 +109,10 @@ V3_NEW_FIELDS: dict[str, Any] = {
     "efficiency.stack_efficiency": None,
     "efficiency.communication": "table",
     "efficiency.comm_overlap": None,
+    # measure (issue 10): PEFT's default fp32 adapters (16 B per parameter) and separate q/k/v
+    # projections, which the old core assumed for every file.
+    "training.adapter_dtype": "fp32",
+    "model.fused_qkv": False,
 }
 
 

@@ -195,6 +195,21 @@ def test_v2_fixture_keeps_opening():
     assert document.scenarios[2].inputs.hardware.gpu.id == "a100-80gb-sxm"
 
 
+def test_v2_files_keep_fp32_adapters_and_separate_qkv():
+    """Issue 10's new inputs: a v2 file is read with the behaviour it was estimated with — PEFT's
+    fp32 adapters and separate q/k/v — whatever the defaults become."""
+    for scenario in load_document(FIXTURE_V2).scenarios:
+        inputs = scenario.inputs
+        assert inputs.training.adapter_dtype == "fp32"
+        assert inputs.model.fused_qkv is False
+        explicit = inputs.edited("training", adapter_dtype="fp32").edited("model", fused_qkv=False)
+        assert estimate(inputs) == estimate(explicit)
+        lora = inputs.training.method in ("lora", "qlora")
+        bf16 = estimate(inputs.edited("training", adapter_dtype="bf16"))
+        # bf16 adapters: 2 + 2 + 4 B per adapter parameter instead of 4 + 4 + 8
+        assert (bf16.memory.adapters_bytes < estimate(inputs).memory.adapters_bytes) == lora
+
+
 def test_multi_scenario_round_trip(tmp_path):
     document = EstimateDocument(
         scenarios=(
