@@ -194,7 +194,7 @@ def extra_flops(
     if ob.objective == "ppo":
         full = RECIPES[tr.method].full
         train = flops_per_token(
-            counts.matmul_active, full, tr.checkpointing == "full", m.num_layers,
+            counts, full, tr.checkpointing == "full", m.num_layers,
             tokens.seq_len, m.q_dim, adapters_active,
         ).total  # fmt: skip
         value = rho * (fwd + train * ob.policy_epochs) * d
