@@ -344,7 +344,9 @@ def test_the_multi_node_worked_example_of_docs_model_md():
         )
     )
     lay, t = r.layout, r.time
-    assert (lay.gpus_needed, lay.rented_gpus, lay.nodes, lay.checkpointing) == (22, 24, 3, True)
+    # 21 needed: the device total (allocated ÷ 0.85 + context, peak at the optimizer step
+    # without activations) against 79.6 GiB (docs/model.md, memory); 24 rented: whole nodes.
+    assert (lay.gpus_needed, lay.rented_gpus, lay.nodes, lay.checkpointing) == (21, 24, 3, True)
     f = r.flops.per_token  # FLOPs per token are pinned in tests/core/test_articles.py
     matmul = 4096 * f / (989e12 * 0.803 * 0.60)
     mfu = 0.803 * 0.60 * matmul / (matmul + 0.07)
