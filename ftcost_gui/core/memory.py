@@ -200,9 +200,7 @@ class MemoryModel:
             "rollout_weights": self.rollout_weights,
             "kv_cache": kv,
         }
-        # The caching allocator's reserve applies to the trainer's tensors; a colocated rollout
-        # engine's reservation (vLLM's own pool, a share of the GPU) has none on top.
-        allocated = sum(parts.values()) - parts["rollout_weights"] - parts["kv_cache"]
+        allocated = sum(parts.values())
         parts["reserve"] = allocated * (1.0 / self.allocator_efficiency - 1.0)
         parts["overhead"] = self.overhead
         return parts
