@@ -92,6 +92,9 @@ SAME_GPUS = {
     "training__auto_gpu_count": False,
     "training__num_gpus": 8,
     "training__sharding": "zero3",
+    # Like with like: checkpointing 'auto' may switch recomputation off once memory allows,
+    # which lowers the compute of the larger run.
+    "training__checkpointing": "full",
 }
 
 
