@@ -47,8 +47,9 @@ def test_project_lands_on_the_article_total_and_generation_share():
     assert 0.92 * 54 <= b.usd_at(2.0) <= 0.95 * 54
     assert 0.92 * 108 <= b.usd_at(4.0) <= 0.95 * 108
     assert b.on_demand_usd == pytest.approx(b.usd_at(2.0))  # the file prices at $2
-    # Evaluation and RL: 21% of the total (the article rounds to a whole percent).
-    assert round(b.rl_and_eval_share * 100) == 21
+    # Evaluation and RL: 21% of the total in the article, whose SFT carries the +2N recompute;
+    # with the measured recompute the SFT stages cost less and the share is 22%.
+    assert round(b.rl_and_eval_share * 100) == 22
     assert b.generation_share < b.rl_and_eval_share
 
 
