@@ -5,45 +5,44 @@ from __future__ import annotations
 import subprocess
 import sys
 
+QT = ("PySide6", "pyqtgraph", "shiboken6")
 
-def test_core_and_io_import_without_qt():
+
+def _loaded_after(imports: str, prefixes: tuple[str, ...]) -> list[str]:
+    """The modules named ``prefixes…`` that importing ``imports`` loads (a fresh process)."""
     code = (
-        "import sys, ftcost_gui.core, ftcost_gui.io.estimate_file, ftcost_gui.io.resources;"
-        "import ftcost_gui.core.estimate;"
-        "qt = ('PySide6', 'pyqtgraph', 'shiboken6');"
-        "bad = [m for m in sys.modules if m.split('.')[0] in qt];"
-        "print(bad); sys.exit(1 if bad else 0)"
+        "import os, sys; os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen');"
+        f"import {imports};"
+        f"print(' '.join(m for m in sys.modules if m.startswith({prefixes!r})))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+def test_core_and_io_import_without_qt():
+    imports = (
+        "ftcost_gui.core, ftcost_gui.core.estimate, ftcost_gui.io.estimate_file,"
+        " ftcost_gui.io.resources"
+    )
+    assert _loaded_after(imports, QT) == []
 
 
 def test_core_does_not_import_platformdirs():
-    code = "import sys, ftcost_gui.core;sys.exit(1 if 'platformdirs' in sys.modules else 0)"
-    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+    assert _loaded_after("ftcost_gui.core", ("platformdirs",)) == []
 
 
 def test_present_imports_without_qt():
-    code = (
-        "import sys, ftcost_gui.present.explain, ftcost_gui.present.figures,"
-        " ftcost_gui.present.tables, ftcost_gui.present.blocks, ftcost_gui.present.text;"
-        "qt = ('PySide6', 'pyqtgraph', 'shiboken6');"
-        "bad = [m for m in sys.modules if m.split('.')[0] in qt];"
-        "print(bad); sys.exit(1 if bad else 0)"
+    imports = (
+        "ftcost_gui.present.explain, ftcost_gui.present.figures, ftcost_gui.present.tables,"
+        " ftcost_gui.present.blocks, ftcost_gui.present.text"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stdout + out.stderr
+    assert _loaded_after(imports, QT) == []
 
 
 def test_charts_and_report_never_import_the_window():
-    code = (
-        "import os; os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen');"
-        "import sys, ftcost_gui.charts, ftcost_gui.report.content, ftcost_gui.report.render;"
-        "bad = [m for m in sys.modules if m.startswith(('ftcost_gui.gui', 'ftcost_gui.cli'))];"
-        "print(bad); sys.exit(1 if bad else 0)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stdout + out.stderr
+    imports = "ftcost_gui.charts, ftcost_gui.report.content, ftcost_gui.report.render"
+    assert _loaded_after(imports, ("ftcost_gui.gui", "ftcost_gui.cli")) == []
 
 
 def test_import_contracts_hold(capsys):
