@@ -20,6 +20,7 @@ AXES = ("left", "bottom")
 LEGEND_COLUMNS = 3  # a legend below the plot: at most this many columns
 LEGEND_MARGIN_PX = 12
 PLOT_CHROME_PX = (60, 70)  # a plot's axes and title around its data area (width, height)
+MIN_PLOT_PX = 90  # the least height of a plot's data area worth keeping under its legend
 
 
 class PlotView(QWidget):
@@ -97,7 +98,9 @@ class PlotView(QWidget):
         plot_w, plot_h = width - PLOT_CHROME_PX[0], height - PLOT_CHROME_PX[1]
         area_below = max(0.0, plot_w) * max(0.0, plot_h - below_h)
         area_beside = max(0.0, plot_w - side_w) * max(0.0, plot_h)
-        beside = area_beside > area_below and side_w < width / 2
+        # Beside when that leaves the larger plot, or when below would crush it (a short window).
+        crushed = plot_h - below_h < MIN_PLOT_PX
+        beside = (area_beside > area_below or crushed) and side_w < width / 2
         self.legend.setColumnCount(1 if beside else below)
         self._place_legend(beside)
         self.legend.updateSize()

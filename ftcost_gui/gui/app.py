@@ -64,6 +64,7 @@ def build_window(
 ) -> MainWindow:
     """The main window with its add-ons (``window.addons`` by name), as the application runs it."""
     from .catalog.addon import CatalogUi
+    from .help.addon import HelpUi
     from .model_import import ModelImportActions
     from .window.main_window import MainWindow
 
@@ -71,6 +72,10 @@ def build_window(
     forms = window.form_tabs
     window.addons["model_import"] = ModelImportActions(window, forms.model_panel)
     window.addons["catalogs"] = CatalogUi(window, forms.hardware_panel.catalog)
+    figures = {key: card.caption for key, card in window.results.headline.cards.items()}
+    window.addons["help"] = HelpUi(
+        window, forms, figures, window.action_table, window.files.documentReset
+    )
     return window
 
 

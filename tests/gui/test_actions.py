@@ -33,7 +33,9 @@ def test_menus_are_laid_out_from_the_table(window):
         "Compare Methods",
     ]  # fmt: skip
     assert _menu_texts(window, "Edit")[:2] == ["Undo", "Redo"]
-    assert _menu_texts(window, "Help") == ["About ftcost"]
+    assert _menu_texts(window, "Help") == [
+        "User Guide", "What Is …?", "Keyboard Shortcuts", "What's This?", "—", "About ftcost",
+    ]  # fmt: skip
 
 
 def test_no_key_is_bound_twice(window):

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
-from ...core.fields import field_spec
+from ...core.fields import FieldSpec, field_spec
 from ...core.inputs import EstimateInputs
 from ..binding import FieldBinding, widget_for
 from ..store import EstimateStore
@@ -102,6 +102,14 @@ class FormPanel(QWidget):
 
     def update_applicability(self, inputs: EstimateInputs) -> None:
         """Hook: enable/hide rows from the current inputs."""
+
+    def field_rows(self) -> list[tuple[str, FieldSpec, QLabel, QWidget]]:
+        """(section, field spec, label, editor) of every generated row (help, tests)."""
+        return [
+            (section, b.spec, self._labels[(section, name)], b.widget)
+            for (section, name), b in self.bindings.items()
+            if (section, name) in self._labels
+        ]
 
     def editor(self, section: str, name: str) -> QWidget:
         return self.bindings[(section, name)].widget

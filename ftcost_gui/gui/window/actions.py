@@ -37,7 +37,7 @@ MENUS: tuple[MenuSpec, ...] = (
     MenuSpec("file", "&File", ("open", "import", "save", "export", "quit")),
     MenuSpec("edit", "&Edit", ("undo", "catalogs")),
     MenuSpec("scenario", "&Scenario", ("edit", "move", "compare")),
-    MenuSpec("help", "&Help", ("about",)),
+    MenuSpec("help", "&Help", ("guide", "about")),
 )
 
 
@@ -84,6 +84,13 @@ class ActionTable:
         menu = self._actions[action_id].menu()
         assert isinstance(menu, QMenu), f"{action_id} is not a submenu"
         return menu
+
+    def rows(self) -> list[tuple[ActionSpec, QAction]]:
+        """Every row with its action, in the order added (the shortcut list, tests)."""
+        return [(self._specs[i], self._actions[i]) for i in self._actions]
+
+    def menu_titles(self) -> dict[str, str]:
+        return {menu_id: spec.title for menu_id, spec in self._menus.items()}
 
     def bound_keys(self) -> dict[str, str]:
         """Every bound key sequence (portable text) → the id of the action it triggers."""
