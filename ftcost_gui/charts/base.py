@@ -8,7 +8,7 @@ window is open). The report fixes the light ``PAPER`` theme instead (``use_theme
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ..qt_compat import guard_refcount_leak
@@ -150,6 +150,16 @@ class PlotView(QWidget):
 
     def restyle(self, theme: Theme) -> None:
         """Recolour the subclass's own items (lines, labels, markers) for ``theme``."""
+
+    def settle(self) -> None:
+        """Apply pending range changes now, not when the view paints: pyqtgraph moves its items
+        in the paint that follows a range change, which schedules a second paint of the plot
+        (and of every widget updated meanwhile). Called once an edit's figures are all set."""
+        scene = self.plot_widget.scene()
+        scene.prepareForPaint()  # the view boxes take their new ranges
+        scene.prepareForPaint()  # text items follow their parents' new transforms
+        # The scene's queued pass over its changed items, now: one paint of the window follows.
+        QCoreApplication.sendPostedEvents(scene, QEvent.Type.MetaCall.value)
 
     @property
     def export_item(self):

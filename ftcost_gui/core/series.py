@@ -114,26 +114,51 @@ def method_memory(mi: MemoryInputs, counts: ParamCounts) -> MemoryBreakdown:
 
 
 class Outcomes:
-    """Outcome per input set, each computed once; ``keep`` forgets what no scenario uses."""
+    """Outcome per input set, each computed once; ``keep`` forgets what no scenario uses.
+
+    Looked up by the inputs object first (an edit leaves every other scenario's inputs the same
+    object, and hashing a whole input set costs microseconds a thousand scenarios add up), then
+    by value (a file or an undo step brings equal inputs back as new objects).
+    """
 
     def __init__(self) -> None:
         self._outcomes: dict[EstimateInputs, Outcome] = {}
+        self._by_id: dict[int, tuple[EstimateInputs, Outcome]] = {}
         self._memory: dict[MemoryInputs, MemoryBreakdown] = {}
         self._uses: dict[EstimateInputs, tuple[MemoryInputs, ...]] = {}
+        self._users: dict[MemoryInputs, int] = {}  # input sets whose outcome uses that memory
 
     def get(self, inputs: EstimateInputs) -> Outcome:
+        seen = self._by_id.get(id(inputs))
+        if seen is not None and seen[0] is inputs:
+            return seen[1]
         found = self._outcomes.get(inputs)
         if found is None:
             found = self._outcomes[inputs] = self._compute(inputs)
+        self._by_id[id(inputs)] = (inputs, found)
         return found
 
     def keep(self, inputs: Sequence[EstimateInputs]) -> None:
         """Forget every input set but these, and the other methods' memory only they used."""
-        wanted = set(inputs)
-        self._outcomes = {k: v for k, v in self._outcomes.items() if k in wanted}
-        self._uses = {k: v for k, v in self._uses.items() if k in wanted}
-        used = {mi for uses in self._uses.values() for mi in uses}
-        self._memory = {k: v for k, v in self._memory.items() if k in used}
+        by_id: dict[int, tuple[EstimateInputs, Outcome]] = {}
+        for x in inputs:
+            seen = self._by_id.get(id(x))
+            if seen is None or seen[0] is not x:
+                found = self._outcomes.get(x)
+                if found is None:
+                    continue
+                seen = (x, found)
+            by_id[id(x)] = seen
+        self._by_id = by_id
+        if len(self._outcomes) == len({id(o) for _, o in by_id.values()}):
+            return  # every cached outcome is still used (the usual edit: one in, one out)
+        kept = {id(o) for _, o in by_id.values()}
+        for key in [k for k, o in self._outcomes.items() if id(o) not in kept]:
+            del self._outcomes[key]
+            for mi in self._uses.pop(key, ()):  # the other methods' memory it alone used
+                self._users[mi] -= 1
+                if not self._users[mi]:
+                    del self._users[mi], self._memory[mi]
 
     def _compute(self, inputs: EstimateInputs) -> Outcome:
         p = plan(inputs)
@@ -158,6 +183,8 @@ class Outcomes:
             memories.append(memory)
             uses.append(mi)
         self._uses[inputs] = tuple(uses)
+        for mi in uses:
+            self._users[mi] = self._users.get(mi, 0) + 1
         bars = memory_bars(methods, memories, [n] * len(methods), methods.index(current))
         return Outcome(
             inputs=inputs,
@@ -184,12 +211,25 @@ class ScenarioSeries:
 def scenario_series(
     names: Sequence[str], outcomes: Sequence[Outcome], active: int
 ) -> ScenarioSeries:
-    results = [o.result for o in outcomes]
+    """One bar per scenario: each outcome's own bar of its by-method bars (no estimate, no
+    memory part read again), so a thousand scenarios cost a thousand small tuples."""
+    bars = [o.memory_by_method for o in outcomes]
+    own = [b.active for b in bars]
+    columns = [tuple(col[a] for col in b.parts_gib) for b, a in zip(bars, own, strict=True)]
+    n = len(bars)
+    parts = tuple(zip(*columns, strict=True)) if n else tuple(() for _ in MEMORY_PART_LABELS)
     return ScenarioSeries(
         names=tuple(names),
         active=active,
-        memory=memory_bars(
-            names, [r.memory for r in results], [r.time.num_gpus for r in results], active
+        memory=MemoryBars(
+            keys=tuple(names),
+            active=active,
+            parts_gib=parts,
+            usable_gib=tuple(b.usable_gib[a] for b, a in zip(bars, own, strict=True)),
+            capacity_gib=tuple(b.capacity_gib[a] for b, a in zip(bars, own, strict=True)),
+            gpus_needed=tuple(b.gpus_needed[a] for b, a in zip(bars, own, strict=True)),
+            num_gpus=tuple(o.result.time.num_gpus for o in outcomes),
+            fits=tuple(b.fits[a] for b, a in zip(bars, own, strict=True)),
         ),
         curves=tuple(o.cost_curve for o in outcomes),
         now=tuple(o.cost_now for o in outcomes),

@@ -325,13 +325,19 @@ class FieldBinding:
             self._slot = None
 
     def update_model(self, value: object) -> bool:
-        return self.store.set_field(self.section, self.spec.name, value)
+        # A choice or a check box is one finished edit: its figures follow at once. Typed
+        # numbers wait for the store's typing pause (arrows held down repeat).
+        at_once = isinstance(self.widget, ChoiceEditor | BoolEditor)
+        return self.store.set_field(self.section, self.spec.name, value, at_once=at_once)
 
-    def model_value(self, inputs: EstimateInputs) -> object:
+    def section_of(self, inputs: EstimateInputs) -> object:
         node: object = inputs
         for part in self.section.split("."):
             node = getattr(node, part)
-        return getattr(node, self.spec.name)
+        return node
+
+    def model_value(self, inputs: EstimateInputs) -> object:
+        return getattr(self.section_of(inputs), self.spec.name)
 
     def update_widget(self, inputs: EstimateInputs) -> None:
         value = self.model_value(inputs)

@@ -1,10 +1,24 @@
-"""The Compare tab: one column per scenario, the best value per row marked, deltas to a baseline."""
+"""The Compare tab: one column per scenario, the best value per row marked, deltas to a baseline.
+
+The table is a view of ``ComparisonModel``: Qt asks for the cells it shows, so an edit costs the
+comparison's numbers (linear in scenarios) and the words of the cells on screen, never a
+thousand columns of text; the rows' heights come from the cells shown too.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -16,8 +30,7 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
-    QTableWidget,
-    QTableWidgetItem,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -25,7 +38,7 @@ from PySide6.QtWidgets import (
 from ..charts.theme import Theme, mix, readable, theme_for
 from ..core.results import EstimateResult
 from ..present.objective import stages_text
-from ..present.tables import BEST_MARK, ComparisonTable, comparison_table
+from ..present.tables import BEST_MARK, Cell, ComparisonTable, comparison_table
 from .muted_label import MutedLabel
 
 BEST_TINT = 0.14  # the best cells' shade: the theme's green over the table's base, faint
@@ -94,6 +107,120 @@ class TwoLineDelegate(QStyledItemDelegate):
         painter.restore()
 
 
+ANY_INDEX = QModelIndex | QPersistentModelIndex
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
+
+def _shape(t: ComparisonTable | None) -> tuple[int, int]:
+    return (0, 0) if t is None else (len(t.labels) + 1, len(t.names))
+
+
+class ComparisonModel(QAbstractTableModel):
+    """A ``ComparisonTable`` as rows (fits, then one per metric) × scenarios; cells are worded
+    when the view asks for them and kept until the table changes."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.table: ComparisonTable | None = None
+        self._cells: dict[tuple[int, int], Cell] = {}
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._best_bg = self._bad_fg = QBrush()
+
+    def set_colours(self, best_background: QColor, bad_foreground: QColor) -> None:
+        """The best cells' shade and the 'does not fit' text colour (from the palette)."""
+        self._best_bg, self._bad_fg = QBrush(best_background), QBrush(bad_foreground)
+
+    def set_table(self, table: ComparisonTable | None) -> None:
+        old = self.table
+        self._cells.clear()
+        if _shape(old) != _shape(table):
+            self.beginResetModel()
+            self.table = table
+            self.endResetModel()
+            return
+        self.table = table
+        if table is not None and table.names:
+            last = self.index(self.rowCount() - 1, self.columnCount() - 1)
+            self.dataChanged.emit(self.index(0, 0), last)
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.columnCount() - 1)
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
+
+    def rowCount(self, parent: ANY_INDEX = QModelIndex()) -> int:  # noqa: B008
+        t = self.table
+        return 0 if t is None or parent.isValid() else len(t.labels) + 1
+
+    def columnCount(self, parent: ANY_INDEX = QModelIndex()) -> int:  # noqa: B008
+        t = self.table
+        return 0 if t is None or parent.isValid() else len(t.names)
+
+    def cell(self, row: int, col: int) -> Cell:
+        """Metric row ``row`` (0 = the first metric), scenario ``col``."""
+        key = (row, col)
+        c = self._cells.get(key)
+        if c is None:
+            c = self._cells[key] = self.table.cell(row, col)  # type: ignore[union-attr]
+        return c
+
+    def text(self, row: int, col: int) -> tuple[str, str]:
+        """(value line, delta line) as the table shows them (row 0 = fits in memory)."""
+        t = self.table
+        assert t is not None
+        if row == 0:
+            return ("yes" if t.fits[col] else "✗ does not fit", "")
+        c = self.cell(row - 1, col)
+        return (f"{BEST_MARK} {c.text}" if c.best else c.text, c.delta)
+
+    def is_best(self, row: int, col: int) -> bool:
+        return row > 0 and self.cell(row - 1, col).best
+
+    def tooltip(self, row: int, col: int) -> str:
+        t = self.table
+        assert t is not None
+        if row == 0:
+            ok = t.fits[col]
+            return f"{t.names[col]}: {'fits' if ok else 'does not fit'} in GPU memory"
+        c = self.cell(row - 1, col)
+        tip = f"{t.labels[row - 1]} · {t.names[col]}: {c.text}"
+        if c.best:
+            tip += " (best)"
+        if c.delta:
+            tip += f"; vs {t.names[t.baseline]}: {c.delta}"
+        return tip
+
+    def data(self, index: ANY_INDEX, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if self.table is None or not index.isValid():
+            return None
+        row, col = index.row(), index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            value, delta = self.text(row, col)
+            return f"{value}\n{delta}" if delta else value
+        if role == LINES_ROLE:
+            return self.text(row, col)
+        if role == Qt.ItemDataRole.FontRole:
+            return self._bold if self.is_best(row, col) else None
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return self._best_bg if self.is_best(row, col) else None
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self._bad_fg if row == 0 and not self.table.fits[col] else None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return RIGHT
+        if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
+            return self.tooltip(row, col)
+        return None
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> object:
+        t = self.table
+        if t is None or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            name = t.names[section]
+            return f"{name}\n(baseline)" if section == t.baseline and len(t.names) > 1 else name
+        return FITS_ROW if section == 0 else t.labels[section - 1]
+
+
 class ComparisonView(QWidget):
     """``compare_scenarios`` as a table; ``baselineChanged(index)`` when the user picks one."""
 
@@ -122,14 +249,18 @@ class ComparisonView(QWidget):
         self.legend.setWordWrap(True)
         top.addWidget(self.legend, 1)
         lay.addLayout(top)
-        self.table = QTableWidget(self)
+        self.model = ComparisonModel(self)
+        self.table = QTableView(self)
+        self.table.setModel(self.model)
         self.table.setObjectName("compare_table")
         self.table.setAccessibleName("Scenario comparison table")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ContiguousSelection)
         self.table.setWordWrap(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        rows = self.table.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        rows.setResizeContentsPrecision(0)  # a row's height from the columns on screen
         self.table.verticalHeader().setDefaultAlignment(
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
         )
@@ -172,16 +303,19 @@ class ComparisonView(QWidget):
 
     def set_scenarios(self, names: Sequence[str], results: Sequence[EstimateResult | None]) -> None:
         pairs = [(n, r) for n, r in zip(names, results, strict=True) if r is not None]
-        self.names = tuple(n for n, _ in pairs)
+        names_now = tuple(n for n, _ in pairs)
         self._results = [r for _, r in pairs]
-        if self.baseline_name not in self.names:
-            self.baseline_name = self.names[0] if self.names else ""
-        self.baseline_combo.blockSignals(True)
-        self.baseline_combo.clear()
-        self.baseline_combo.addItems(list(self.names))
+        if self.baseline_name not in names_now:
+            self.baseline_name = names_now[0] if names_now else ""
+        combo = self.baseline_combo
+        combo.blockSignals(True)
+        if names_now != self.names:  # an edit keeps the names: the list stays as it is
+            combo.clear()
+            combo.addItems(list(names_now))
+        self.names = names_now
         if self.names:
-            self.baseline_combo.setCurrentIndex(self.names.index(self.baseline_name))
-        self.baseline_combo.blockSignals(False)
+            combo.setCurrentIndex(self.names.index(self.baseline_name))
+        combo.blockSignals(False)
         self._refresh()
 
     def changeEvent(self, event: QEvent) -> None:
@@ -200,8 +334,7 @@ class ComparisonView(QWidget):
     def _refresh(self) -> None:
         if not self.names:
             self.comparison = None
-            self.table.setRowCount(0)
-            self.table.setColumnCount(0)
+            self.model.set_table(None)
             return
         baseline = self.names.index(self.baseline_name)
         t = comparison_table(self.names, self._results, baseline)
@@ -211,64 +344,30 @@ class ComparisonView(QWidget):
         self.legend.setVisible(several)
         self.stages.setVisible(several)
         self.stages.setText(stages_text(self.names, self._results) if several else "")
-        tbl = self.table
-        tbl.setColumnCount(len(t.names))
-        tbl.setRowCount(len(t.labels) + 1)
-        tbl.setHorizontalHeaderLabels(
-            [
-                f"{n}\n(baseline)" if i == t.baseline and several else n
-                for i, n in enumerate(t.names)
-            ]
-        )
-        tbl.setVerticalHeaderLabels([FITS_ROW, *t.labels])
-        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         best_bg = self.best_background()
-        bad_fg = QColor(readable(self._theme().bad, best_bg))
-        for j, ok in enumerate(t.fits):
-            item = self._item(0, j)
-            item.setText("yes" if ok else "✗ does not fit")
-            item.setData(LINES_ROLE, (item.text(), ""))
-            item.setForeground(QBrush() if ok else QBrush(bad_fg))
-            item.setTextAlignment(right)
-            item.setToolTip(f"{t.names[j]}: {'fits' if ok else 'does not fit'} in GPU memory")
-        bold = QFont(tbl.font())
-        bold.setBold(True)
-        for i, (label, line) in enumerate(zip(t.labels, t.cells, strict=True), start=1):
-            for j, c in enumerate(line):
-                item = self._item(i, j)
-                text = f"{BEST_MARK} {c.text}" if c.best else c.text
-                item.setText(f"{text}\n{c.delta}" if c.delta else text)
-                item.setData(LINES_ROLE, (text, c.delta))
-                item.setFont(bold if c.best else tbl.font())
-                item.setBackground(QBrush(best_bg) if c.best else QBrush())
-                item.setTextAlignment(right)
-                tip = f"{label} · {t.names[j]}: {c.text}"
-                if c.best:
-                    tip += " (best)"
-                if c.delta:
-                    tip += f"; vs {t.names[t.baseline]}: {c.delta}"
-                item.setToolTip(tip)
-                item.setData(Qt.ItemDataRole.AccessibleTextRole, tip)
-        tbl.resizeRowsToContents()
-
-    def _item(self, row: int, col: int) -> QTableWidgetItem:
-        item = self.table.item(row, col)
-        if item is None:
-            item = QTableWidgetItem()
-            self.table.setItem(row, col, item)
-        return item
+        self.model.set_colours(best_bg, QColor(readable(self._theme().bad, best_bg)))
+        self.model.set_table(t)
 
     # --- read back (tests, copy) ------------------------------------------------------------------
+    def cell(self, row: int, column: int) -> tuple[str, bool]:
+        """(text, bold) of a cell as the table shows it; row 0 is 'Fits in memory'."""
+        index = self.model.index(row, column)
+        font = index.data(Qt.ItemDataRole.FontRole)
+        return str(index.data()), bool(font is not None and font.bold())
+
+    def header_text(self, column: int) -> str:
+        return str(self.model.headerData(column, Qt.Orientation.Horizontal))
+
     def best_cells(self) -> set[tuple[int, int]]:
         """(metric row, scenario column) of the cells shown as best (✓ and bold)."""
         out = set()
-        for i in range(1, self.table.rowCount()):
-            for j in range(self.table.columnCount()):
-                item = self.table.item(i, j)
-                if item.text().startswith(BEST_MARK) and item.font().bold():
+        for i in range(1, self.model.rowCount()):
+            for j in range(self.model.columnCount()):
+                text, bold = self.cell(i, j)
+                if text.startswith(BEST_MARK) and bold:
                     out.add((i - 1, j))
         return out
 
     def cell_text(self, row_label: str, column: int) -> str:
         labels = [FITS_ROW, *(self.comparison.labels if self.comparison else ())]
-        return self.table.item(labels.index(row_label), column).text()
+        return self.cell(labels.index(row_label), column)[0]

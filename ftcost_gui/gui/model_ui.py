@@ -139,7 +139,7 @@ def apply_model(store: EstimateStore, spec: ModelSpec, description: str) -> bool
         new = store.inputs.edited("model", **spec.model_dump())
     except ValidationError:
         return False
-    store.set_inputs(new, description=description)
+    store.set_inputs(new, description=description, at_once=True)
     return True
 
 

@@ -103,17 +103,24 @@ class HeadlineCard(QFrame):
 
     def set(self, value: str, detail: str, tooltip: str = "", ok: bool | str | None = None) -> None:
         """``ok``: True green, False red, "warn" amber (fits, near the limit), None plain."""
-        self.value.setText(value)
-        self.detail.setText(detail)
+        # Each call changes only what differs: a label's text set again, or a style sheet (even
+        # the same one), re-polishes and repaints, and the whole results area with it.
+        if self.value.text() != value:
+            self.value.setText(value)
+            self.value.setAccessibleName(f"{self.caption.text()}: {value}")
+        if self.detail.text() != detail:
+            self.detail.setText(detail)
         self.state = ok
         self.recolour(theme_for(self.palette(), QPalette.ColorRole.Window))
-        self.setToolTip(tooltip)
-        self.value.setAccessibleName(f"{self.caption.text()}: {value}")
+        if self.toolTip() != tooltip:
+            self.setToolTip(tooltip)
 
     def recolour(self, theme: Theme) -> None:
         """The value in its state's colour, readable on the window's colour."""
         color = {True: theme.good, False: theme.bad, "warn": theme.warn}.get(self.state)
-        self.value.setStyleSheet(f"color: {color};" if color else "")
+        style = f"color: {color};" if color else ""
+        if self.value.styleSheet() != style:
+            self.value.setStyleSheet(style)
 
 
 class HeadlineView(QWidget):

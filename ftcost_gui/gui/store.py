@@ -5,9 +5,10 @@ the forms edit), the last outcomes (core/series.py: the result and every plotted
 input set), the file path and the dirty flag. Every edit goes through
 :meth:`EstimateStore.set_field` or :meth:`EstimateStore.set_inputs` (the selected scenario) or
 :meth:`EstimateStore.set_document` (scenario operations, which core/document.py defines: add,
-duplicate, rename, delete, reorder, select); recomputation is debounced on the GUI thread with a
-single-shot timer. Every recorded change is announced as ``documentCommitted(old, new,
-description)`` so one undo stack covers field edits and scenario operations alike.
+duplicate, rename, delete, reorder, select); recomputation after typing is debounced on the GUI
+thread with a single-shot timer, a choice or a check box recomputes at once (``at_once``). Every
+recorded change is announced as ``documentCommitted(old, new, description)`` so one undo stack
+covers field edits and scenario operations alike.
 """
 
 from __future__ import annotations
@@ -41,10 +42,13 @@ def describe_validation_error(err: ValidationError) -> str:
 
 
 def _with_change(inputs: EstimateInputs, section: str, name: str, value: object) -> dict[str, Any]:
-    """The nested dump of ``inputs`` with ``section.name`` replaced (section may be dotted)."""
-    doc = inputs.model_dump()
-    node = doc
-    for part in section.split("."):
+    """``inputs`` as a dict with ``section.name`` replaced (section may be dotted): the edited
+    section dumped, every other section the same object (validated as it is, and still the same
+    object in the new inputs, so views can tell at once what an edit left alone)."""
+    top, *below = section.split(".")
+    doc: dict[str, Any] = {key: getattr(inputs, key) for key in type(inputs).model_fields}
+    node = doc[top] = doc[top].model_dump()
+    for part in below:
         node = node[part]
     node[name] = value
     if section == "hardware.gpu" and name in PRICE_FIELDS:
@@ -59,7 +63,6 @@ class EstimateStore(QObject):
     resultChanged = Signal(object)  # EstimateResult of the selected scenario (each recompute)
     resultsChanged = Signal(object)  # list[EstimateResult | None], one per scenario
     outcomeChanged = Signal(object)  # Outcome of the selected scenario, only when it changed
-    scenarioSeriesChanged = Signal(object)  # ScenarioSeries, only when it changed
     documentChanged = Signal(object)  # EstimateDocument (any change: names, order, inputs)
     documentCommitted = Signal(object, object, str)  # old doc, new doc, description (undoable)
     errorChanged = Signal(str)  # recompute failure ('' when cleared)
@@ -69,6 +72,7 @@ class EstimateStore(QObject):
     dirtyChanged = Signal(bool)
     activeScenarioChanged = Signal(int)  # the forms now edit another scenario
     pathChanged = Signal(object)  # Path | None
+    recomputed = Signal()  # after every view was told: the moment to paint once (charts settle)
 
     def __init__(
         self, inputs: EstimateInputs | EstimateDocument | None = None, parent: QObject | None = None
@@ -82,6 +86,7 @@ class EstimateStore(QObject):
         self._outcome: Outcome | None = None
         self._outcomes: list[Outcome | None] = []
         self._series: ScenarioSeries | None = None
+        self._series_key: object = None
         self._cache = Outcomes()
         self._path: Path | None = None
         self._dirty = False
@@ -126,7 +131,17 @@ class EstimateStore(QObject):
 
     @property
     def scenario_series(self) -> ScenarioSeries | None:
-        """Every scenario's bar and curve; None while an estimate fails."""
+        """Every scenario's bar and curve; None while an estimate fails. Built when asked (the
+        'all scenarios' plots while on screen, a report), once per recompute."""
+        key = (self._doc, tuple(map(id, self._outcomes)))
+        old = self._series_key
+        if not (isinstance(old, tuple) and old[0] is key[0] and old[1] == key[1]):
+            outcomes = self._outcomes
+            series = None
+            if outcomes and all(o is not None for o in outcomes):
+                names = [s.name for s in self._doc.scenarios]
+                series = scenario_series(names, outcomes, self._doc.active)  # type: ignore[arg-type]
+            self._series, self._series_key = series, key
         return self._series
 
     @property
@@ -152,8 +167,11 @@ class EstimateStore(QObject):
             self.dirtyChanged.emit(dirty)
 
     # --- edits --------------------------------------------------------------------------------
-    def set_field(self, section: str, name: str, value: object) -> bool:
-        """Validate and apply one field; False (and ``fieldError``) when the value is rejected."""
+    def set_field(self, section: str, name: str, value: object, *, at_once: bool = False) -> bool:
+        """Validate and apply one field; False (and ``fieldError``) when the value is rejected.
+
+        ``at_once``: recompute now (a choice or a check box) instead of after the typing pause.
+        """
         old = self.inputs
         try:
             new = EstimateInputs.model_validate(_with_change(old, section, name, value))
@@ -163,16 +181,24 @@ class EstimateStore(QObject):
         self.fieldOk.emit(section, name)
         if new == old:
             return True
-        self._replace_inputs(new, True, f"Edit {name.replace('_', ' ')}")
+        self._replace_inputs(new, True, f"Edit {name.replace('_', ' ')}", at_once)
         return True
 
     def set_inputs(
-        self, inputs: EstimateInputs, *, record: bool = True, description: str = "Change inputs"
+        self,
+        inputs: EstimateInputs,
+        *,
+        record: bool = True,
+        description: str = "Change inputs",
+        at_once: bool = False,
     ) -> None:
-        """Replace the selected scenario's inputs at once: one ``inputsChanged``, one recompute."""
-        self._replace_inputs(inputs, record, description)
+        """Replace the selected scenario's inputs at once: one ``inputsChanged``, one recompute
+        (now with ``at_once``: a pick from a list, not typing)."""
+        self._replace_inputs(inputs, record, description, at_once)
 
-    def _replace_inputs(self, inputs: EstimateInputs, record: bool, description: str) -> None:
+    def _replace_inputs(
+        self, inputs: EstimateInputs, record: bool, description: str, at_once: bool = False
+    ) -> None:
         old, old_doc = self.inputs, self._doc
         self._doc = self._doc.with_inputs(inputs)
         self.inputsChanged.emit(inputs)
@@ -180,7 +206,10 @@ class EstimateStore(QObject):
         if record and inputs != old:
             self.editCommitted.emit(old, inputs, description)
             self.documentCommitted.emit(old_doc, self._doc, description)
-        self._timer.start()
+        if at_once:
+            self.recompute_now()
+        else:
+            self._timer.start()
 
     # --- scenarios ------------------------------------------------------------------------------
     def set_document(
@@ -258,8 +287,8 @@ class EstimateStore(QObject):
     def recompute_now(self) -> EstimateResult | None:
         """Estimate every scenario at once (flushes a pending debounce); the selected result.
 
-        Each input set is estimated once (``Outcomes``); ``outcomeChanged`` and
-        ``scenarioSeriesChanged`` are emitted only when what they carry changed.
+        Each input set is estimated once (``Outcomes``; the scenarios an edit left alone cost a
+        lookup each); ``outcomeChanged`` is emitted only when the selected outcome changed.
         """
         self._timer.stop()
         doc = self._doc
@@ -282,17 +311,10 @@ class EstimateStore(QObject):
         self.errorChanged.emit(error)
         if current is not None:
             self._result = current.result
-            if current != self._outcome:
+            if current is not self._outcome and current != self._outcome:
                 self._outcome = current
                 self.outcomeChanged.emit(current)
             self.resultChanged.emit(current.result)
         self.resultsChanged.emit(self.results)
-        series = None
-        if all(o is not None for o in outcomes):
-            names = [s.name for s in doc.scenarios]
-            series = scenario_series(names, outcomes, doc.active)  # type: ignore[arg-type]
-        if series != self._series:
-            self._series = series
-            if series is not None:
-                self.scenarioSeriesChanged.emit(series)
+        self.recomputed.emit()
         return self._result

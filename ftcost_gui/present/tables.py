@@ -28,7 +28,7 @@ from ..core.inputs import (
     TrainingSpec,
 )
 from ..core.results import EstimateResult
-from ..core.scenarios import compare_scenarios
+from ..core.scenarios import ComparisonRow, compare_scenarios
 from ..core.units import fmt_hours, fmt_usd
 from .text import fmt_count
 from .time_texts import checkpointing_text, gpus_text, mfu_text, price_origin_text
@@ -93,15 +93,39 @@ class Cell:
 
 @dataclass(frozen=True, slots=True)
 class ComparisonTable:
+    """``compare_scenarios`` as text, one cell formatted when asked (``cell``): a view of a
+    thousand scenarios words the cells it shows, a report every cell (``cells``)."""
+
     names: tuple[str, ...]
     baseline: int
     fits: tuple[bool, ...]
     labels: tuple[str, ...]  # one per row (with the unit where it helps)
     keys: tuple[str, ...]
-    cells: tuple[tuple[Cell, ...], ...]  # [row][scenario]
+    rows: tuple[ComparisonRow, ...]
+
+    def cell(self, i: int, j: int) -> Cell:
+        """Row ``i``, scenario ``j``: the value, its difference to the baseline, best or not."""
+        row = self.rows[i]
+        value = row.values[j]
+        several = len(self.names) > 1
+        is_base = several and j == self.baseline
+        key = row.metric.key
+        delta = "" if is_base or not several else fmt_delta(key, row.deltas[j], row.ratios[j])
+        best = several and value is not None and j in row.best
+        return Cell(fmt_metric(key, value), delta, best, is_base)
+
+    @property
+    def cells(self) -> tuple[tuple[Cell, ...], ...]:
+        """Every cell, [row][scenario]."""
+        n = len(self.names)
+        return tuple(tuple(self.cell(i, j) for j in range(n)) for i in range(len(self.rows)))
 
     def best_cells(self) -> set[tuple[int, int]]:
-        return {(i, j) for i, row in enumerate(self.cells) for j, c in enumerate(row) if c.best}
+        if len(self.names) < 2:
+            return set()
+        return {
+            (i, j) for i, row in enumerate(self.rows) for j in row.best if row.values[j] is not None
+        }
 
 
 def comparison_table(
@@ -110,27 +134,14 @@ def comparison_table(
     """``compare_scenarios`` as text: best values marked, deltas to the baseline scenario."""
     if not 0 <= baseline < len(results):
         baseline = 0
-    rows = compare_scenarios(results, baseline)
-    several = len(results) > 1
-    labels, keys, cells = [], [], []
-    for row in rows:
-        m = row.metric
-        labels.append(m.label)
-        keys.append(m.key)
-        line = []
-        for j, value in enumerate(row.values):
-            is_base = several and j == baseline
-            delta = "" if is_base or not several else fmt_delta(m.key, row.deltas[j], row.ratios[j])
-            best = several and j in row.best and value is not None
-            line.append(Cell(fmt_metric(m.key, value), delta, best, is_base))
-        cells.append(tuple(line))
+    rows = tuple(compare_scenarios(results, baseline))
     return ComparisonTable(
         names=tuple(names),
         baseline=baseline,
         fits=tuple(r.memory.fits for r in results),
-        labels=tuple(labels),
-        keys=tuple(keys),
-        cells=tuple(cells),
+        labels=tuple(row.metric.label for row in rows),
+        keys=tuple(row.metric.key for row in rows),
+        rows=rows,
     )
 
 

@@ -1,6 +1,20 @@
 """GUI fixtures: no real modal dialogs, and a main window built the way the app builds it."""
 
+import gc
+
 import pytest
+
+
+@pytest.fixture(autouse=True)
+def _free_closed_windows():
+    """Each test's windows go with it: pytest-qt closes them, but their C++ widgets live until
+    Python collects the wrappers' cycles. Thousands of such widgets slow every later test (a new
+    window took seconds to lay out) and make timing-dependent waits flaky."""
+    yield
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    gc.collect()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
 
 
 @pytest.fixture(autouse=True)

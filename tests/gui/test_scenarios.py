@@ -165,9 +165,9 @@ def test_comparison_table_marks_best_and_baseline_deltas(window):
     expected = {(i, j) for i, row in enumerate(rows) for j in row.best}
     assert view.best_cells() == expected and expected
     for i, j in expected:
-        item = view.table.item(i + 1, j)
-        assert item.font().bold() and item.text().startswith("✓")
-    assert "(baseline)" in view.table.horizontalHeaderItem(0).text()
+        text, bold = view.cell(i + 1, j)
+        assert bold and text.startswith("✓")
+    assert "(baseline)" in view.header_text(0)
 
     # Pick another baseline: deltas are recomputed against it.
     view.baseline_combo.setCurrentIndex(2)
@@ -177,7 +177,7 @@ def test_comparison_table_marks_best_and_baseline_deltas(window):
     text = view.cell_text("Cost per run, on-demand", 3)
     assert fmt_usd(cost.values[3]) in text
     assert fmt_delta("on_demand_usd", cost.deltas[3], cost.ratios[3]) in text
-    assert "(baseline)" in view.table.horizontalHeaderItem(2).text()
+    assert "(baseline)" in view.header_text(2)
     assert view.baseline == 2
     # The baseline follows its scenario when the order changes.
     window.store.move_scenario(2, 0)
@@ -186,6 +186,7 @@ def test_comparison_table_marks_best_and_baseline_deltas(window):
 
 def test_scenario_plots_overlay_and_export(window, tmp_path):
     window.scenarios.compare_methods()
+    window.results.show_tab(window.charts)  # the plots follow the store while on screen
     memory, cost = window.charts.scenario_plots
     doc, results = window.store.document, window.store.results
     assert window.charts.charts_stack.currentWidget() is window.charts.scenario_plots_splitter
@@ -309,6 +310,7 @@ def test_all_scenarios_chart_never_shows_a_curve_it_cannot_compute(window, monke
     window.scenarios.compare_methods()
     window.store.select_scenario(0)
     charts = window.charts
+    window.results.show_tab(charts)  # the plots follow the store while on screen
     assert charts.mode() == "scenarios"
     assert charts.charts_stack.currentWidget() is charts.scenarios_failed
     assert "Scenario 1 · QLoRA" in charts.scenarios_failed.text()

@@ -25,6 +25,7 @@ def _assert_views_match(window, inputs):
         card = window.results.headline.cards[key]
         assert card.value.text() == value
         assert card.detail.text() == detail
+    window.results.show_tab(window.results.breakdown)  # filled while on screen
     assert window.results.breakdown.values() == [(b, c) for _a, b, c in breakdown_rows(inputs, r)]
     return r
 

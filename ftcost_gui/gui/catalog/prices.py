@@ -71,7 +71,7 @@ def apply_gpu(services: WindowServices, spec: GpuSpec, description: str) -> bool
     except ValidationError as exc:
         services.show_status(f"Not applied (GPU): {describe_validation_error(exc)}", 8000)
         return False
-    store.set_inputs(inputs, description=description)
+    store.set_inputs(inputs, description=description, at_once=True)
     return True
 
 

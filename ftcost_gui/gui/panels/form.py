@@ -33,6 +33,7 @@ class FormPanel(QWidget):
         self.bindings: dict[tuple[str, str], FieldBinding] = {}
         self._forms: dict[tuple[str, str], QFormLayout] = {}
         self._labels: dict[tuple[str, str], QLabel] = {}
+        self._sections: dict[str, object] = {}  # the section objects the rows show
         self.column = QVBoxLayout(self)
         self.column.setContentsMargins(6, 6, 6, 6)
         self.column.setSpacing(8)
@@ -116,8 +117,14 @@ class FormPanel(QWidget):
 
     # --- store → view ---------------------------------------------------------------------------
     def _on_store_inputs(self, inputs: EstimateInputs) -> None:
+        # A section the edit left alone is the same object (gui/store.py): its rows stay as they
+        # are, unless one shows a refused value to put back.
+        sections = self._sections
         for b in self.bindings.values():
-            b.update_widget(inputs)
+            node = b.section_of(inputs)
+            if b.error or sections.get(b.section) is not node:
+                b.update_widget(inputs)
+        self._sections = {b.section: b.section_of(inputs) for b in self.bindings.values()}
         self.update_applicability(inputs)
 
     def _on_store_field_error(self, section: str, name: str, message: str) -> None:

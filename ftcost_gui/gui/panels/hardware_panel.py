@@ -243,7 +243,7 @@ class HardwarePanel(FormPanel):
             self.store.fieldError.emit("hardware", "gpu", describe_validation_error(exc))
             return
         inputs = with_spec(inputs, inputs.hardware.gpu, row.origin)  # credit its catalog
-        self.store.set_inputs(inputs, description=f"Use GPU {row.gpu.name}")
+        self.store.set_inputs(inputs, description=f"Use GPU {row.gpu.name}", at_once=True)
 
     def select_gpu(self, gpu_id: str) -> None:
         """Pick a catalog GPU by id, as the user would."""

@@ -2,14 +2,16 @@
 
 'Selected scenario, by method' shows the selected scenario's memory bars and cost curve; 'All
 scenarios' one bar and one curve per scenario (built when first shown). The plots import
-pyqtgraph, so they are built after the window's first paint (``ensure_plots``), not with it.
+pyqtgraph, so they are built after the window's first paint (``ensure_plots``), not with it; they
+follow the store while on screen and catch up when shown.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -20,13 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.series import Outcome, ScenarioSeries
 from ...io.names import plain
 from ..store import EstimateStore
 
 if TYPE_CHECKING:  # pragma: no cover - the plots import pyqtgraph, loaded on first use
     from ...charts import CostPlot, MemoryPlot, ScenarioCostPlot, ScenarioMemoryPlot
 
+LAYOUT_DEPTH = 12
 CHART_MODES = (("method", "Selected scenario, by method"), ("scenarios", "All scenarios"))
 
 
@@ -79,9 +81,9 @@ class ChartsArea(QWidget):
         lay.addLayout(mode_row)
         lay.addWidget(self.charts_stack, 1)
         self.chart_mode.currentIndexChanged.connect(self._on_mode)
-        store.outcomeChanged.connect(self._on_outcome)
-        store.scenarioSeriesChanged.connect(self._on_scenario_series)
-        store.resultsChanged.connect(self._show_mode)
+        store.outcomeChanged.connect(self._refresh)
+        store.resultsChanged.connect(self._on_results)
+        store.recomputed.connect(self._settle)
 
     # --- modes ----------------------------------------------------------------------------------
     def mode(self) -> str:
@@ -93,8 +95,8 @@ class ChartsArea(QWidget):
     def _on_mode(self, _index: int) -> None:
         if self.mode() == "scenarios":
             self.ensure_scenario_plots()
-            self._update_scenario_plots()
         self._show_mode()
+        self._refresh()
 
     def _show_mode(self) -> None:
         if self.mode() != "scenarios":
@@ -119,6 +121,7 @@ class ChartsArea(QWidget):
         memory, cost = self.ensure_plots()
         if self.mode() == "scenarios":
             memory, cost = self.ensure_scenario_plots()
+        self._refresh(shown=False)  # an export draws what the tab would show, even from elsewhere
         return memory if which == "memory" else cost
 
     # --- building -------------------------------------------------------------------------------
@@ -133,8 +136,7 @@ class ChartsArea(QWidget):
             self._placeholder.hide()
             self._placeholder.setParent(None)
             self.plots_splitter.setSizes([1, 1])
-            if self.store.outcome is not None:
-                self._on_outcome(self.store.outcome)
+            self._draw_outcome()
         return self.memory_plot, self.cost_plot
 
     def ensure_scenario_plots(self) -> tuple[ScenarioMemoryPlot, ScenarioCostPlot]:
@@ -148,7 +150,6 @@ class ChartsArea(QWidget):
             self._adopt(self.scenario_plots_splitter, cost, "scenario_cost_plot", "cost")
             self.scenario_plots_splitter.setSizes([1, 1])
             self.scenario_plots = (memory, cost)
-            self._update_scenario_plots()
         return self.scenario_plots
 
     def _adopt(
@@ -159,14 +160,42 @@ class ChartsArea(QWidget):
         splitter.addWidget(plot)
 
     # --- store → plots --------------------------------------------------------------------------
-    def _on_outcome(self, outcome: Outcome) -> None:
-        if self.memory_plot is not None and self.cost_plot is not None:
+    # Only the plots on screen follow an edit: hidden ones are drawn when they are shown (the
+    # tab, the mode) or exported, from the store's latest outcomes.
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._refresh()
+
+    def _on_results(self, _results: object) -> None:
+        self._show_mode()
+        self._refresh()
+
+    def _refresh(self, *_args: object, shown: bool = True) -> None:
+        if shown and not self.isVisible():
+            return
+        if self.mode() == "scenarios":
+            self._update_scenario_plots()
+        else:
+            self._draw_outcome()
+
+    def _draw_outcome(self) -> None:
+        outcome = self.store.outcome
+        if self.memory_plot is not None and self.cost_plot is not None and outcome is not None:
             self.memory_plot.set_bars(outcome.memory_by_method)
             self.cost_plot.set_series(outcome.cost_curve, outcome.cost_now)
 
-    def _on_scenario_series(self, _series: ScenarioSeries) -> None:
-        if self.scenario_plots is not None and self.mode() == "scenarios":
-            self._update_scenario_plots()
+    def _settle(self) -> None:
+        """Once every view has its new figures: each plot's changes reach the screen in one
+        paint, together with the headline's (charts/base.PlotView.settle)."""
+        # Layouts first: a label whose text changed re-lays its card out, and a layout activated
+        # after the paint would paint those labels a second time. Each round settles one level
+        # of widgets (a changed size hint asks the parent next); the window is not deeper.
+        for _ in range(LAYOUT_DEPTH):
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
+        plots = (self.memory_plot, self.cost_plot, *(self.scenario_plots or ()))
+        for plot in plots:
+            if plot is not None and plot.isVisible():
+                plot.settle()
 
     def _update_scenario_plots(self) -> None:
         series = self.store.scenario_series

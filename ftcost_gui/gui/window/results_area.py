@@ -1,9 +1,9 @@
 """The right-hand side: banners, the headline figures and the result tabs, fed by the store.
 
 Tabs: Charts (``ChartsArea``), Breakdown, How this is computed, Compare, and those add-ons add.
-The explanation and the comparison are rebuilt only while on screen. While the selected scenario
-cannot be estimated the failure replaces headline and tabs, so no figure of other inputs (the
-previous file's, or the last edit that worked) stands beside these inputs.
+The breakdown, the explanation and the comparison are rebuilt only while on screen. While the
+selected scenario cannot be estimated the failure replaces headline and tabs, so no figure of other
+inputs (the previous file's, or the last edit that worked) stands beside these inputs.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class ResultsArea(QWidget):
     def __init__(self, store: EstimateStore, parent: QWidget | None = None):
         super().__init__(parent)
         self.store = store
-        self._explain_stale = self._compare_stale = True
+        self._explain_stale = self._compare_stale = self._breakdown_stale = True
         self._error = ""
         self.headline = HeadlineView()
         self.tabs = QTabWidget()
@@ -83,10 +83,9 @@ class ResultsArea(QWidget):
         self._error = message
 
     def _on_result(self, result: EstimateResult) -> None:
-        inputs = self.store.inputs
-        self.headline.set_result(inputs, result)
-        self.breakdown.set_result(inputs, result)
-        self._explain_stale = True
+        self.headline.set_result(self.store.inputs, result)
+        self._breakdown_stale = self._explain_stale = True
+        self._refresh_breakdown()
         self._refresh_explain()
 
     def _on_results(self, results: list[EstimateResult | None]) -> None:
@@ -107,8 +106,20 @@ class ResultsArea(QWidget):
             self._refresh_explain()
 
     def _on_tab(self, _index: int) -> None:
+        self._refresh_breakdown()
         self._refresh_explain()
         self._refresh_compare()
+
+    def _refresh_breakdown(self) -> None:
+        """The breakdown table too is filled while on screen (or asked for)."""
+        if self._breakdown_stale and self.tabs.currentWidget() is self.breakdown:
+            self.update_breakdown()
+
+    def update_breakdown(self) -> None:
+        r = self.store.result
+        if r is not None:
+            self.breakdown.set_result(self.store.inputs, r)
+            self._breakdown_stale = False
 
     def _refresh_explain(self) -> None:
         """The explanation is rebuilt when visible (or asked for), not on every keystroke."""
