@@ -14,12 +14,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import calibration as cal
 from .catalog import CatalogGpu, EffectiveRow, PricingTier, id_key
-from .estimate import finish, plan
+from .estimate import finish_prices, plan
 from .inputs import EstimateInputs, GpuSpec
 from .plan import Plan
-from .results import EstimateResult
-from .units import TERA
+from .results import EstimateResult, MemoryBreakdown, build
+from .units import SECONDS_PER_HOUR, TERA
 
 _GPU_FIELDS = frozenset(GpuSpec.model_fields)
 # What core.estimate.plan reads of a GPU: everything but its id and prices (finish reads those).
@@ -109,10 +110,38 @@ def comparison_row(
 ) -> GpuComparison:
     """A row from an estimate's result on that GPU (an offer carries origin, provider, tier)."""
     o = spec if isinstance(spec, Offer) else Offer(spec, origin)
-    spec = o.spec
     m, t, c = result.memory, result.time, result.cost
-    run_usd = c.spot_usd if o.pricing_tier == "spot" and c.spot_usd is not None else c.on_demand_usd
-    return GpuComparison.model_construct(
+    return _row(
+        o, current, m, t.num_gpus, t.achieved_flops_per_s, c.usd_per_1e18_flops, t.held_wall_s,
+        t.train_wall_s, c.on_demand_usd, c.spot_usd, t.held_gpu_hours, t.compute_gpu_hours,
+        result.warnings,
+    )  # fmt: skip
+
+
+def offer_row(p: Plan, o: Offer) -> GpuComparison:
+    """``comparison_row(finish(p on o's GPU), o)`` from a plan of any offer with ``o``'s facts:
+    the same figures, priced at the offer's prices by ``finish_prices`` (no result models)."""
+    spec = o.spec
+    f = finish_prices(p, spec.on_demand_usd_per_hour, spec.spot_usd_per_hour)
+    rt = f.run
+    return _row(
+        o, False, p.memory, p.time.num_gpus, rt.achieved_flops_per_s,
+        cal.usd_per_1e18_flops(spec.on_demand_usd_per_hour, rt.achieved_flops_per_s),
+        rt.held_wall_s, rt.train_wall_s, rt.on_demand_usd, f.spot_usd, rt.held_gpu_hours,
+        rt.compute_gpu_s / SECONDS_PER_HOUR, f.warnings,
+    )  # fmt: skip
+
+
+def _row(
+    o: Offer, current: bool, m: MemoryBreakdown, num_gpus: int, achieved: float,
+    usd_per_1e18: float, held_wall_s: float, train_wall_s: float, on_demand_usd: float,
+    spot_usd: float | None, held_gpu_hours: float, compute_gpu_hours: float,
+    warnings: tuple[str, ...],
+) -> GpuComparison:  # fmt: skip
+    spec = o.spec
+    run_usd = spot_usd if o.pricing_tier == "spot" and spot_usd is not None else on_demand_usd
+    return build(
+        GpuComparison,
         gpu_id=spec.id,
         gpu_name=spec.name,
         origin=o.origin,
@@ -122,22 +151,22 @@ def comparison_row(
         current=current,
         fits=m.fits,
         gpus_needed=m.gpus_needed,
-        num_gpus=t.num_gpus,
-        achieved_tflops=t.achieved_flops_per_s / TERA,
-        usd_per_1e18_flops=c.usd_per_1e18_flops,
-        wall_clock_s=t.held_wall_s,
-        train_wall_s=t.train_wall_s,
-        on_demand_usd=c.on_demand_usd,
-        spot_usd=c.spot_usd,
+        num_gpus=num_gpus,
+        achieved_tflops=achieved / TERA,
+        usd_per_1e18_flops=usd_per_1e18,
+        wall_clock_s=held_wall_s,
+        train_wall_s=train_wall_s,
+        on_demand_usd=on_demand_usd,
+        spot_usd=spot_usd,
         run_usd=run_usd,
-        held_gpu_hours=t.held_gpu_hours,
-        compute_gpu_hours=t.compute_gpu_hours,
+        held_gpu_hours=held_gpu_hours,
+        compute_gpu_hours=compute_gpu_hours,
         memory_per_gpu_bytes=m.total_bytes,
         usable_bytes=m.usable_bytes,
         bf16_supported=spec.bf16_supported,
-        on_demand_usd_per_hour=c.on_demand_usd_per_hour,
-        spot_usd_per_hour=c.spot_usd_per_hour,
-        warnings=result.warnings,
+        on_demand_usd_per_hour=spec.on_demand_usd_per_hour,
+        spot_usd_per_hour=spec.spot_usd_per_hour,
+        warnings=warnings,
         spec=spec,
     )
 
@@ -268,16 +297,14 @@ class GpuComparer:
                 return i
             if self._known(o) is not None:
                 continue
-            row_inputs = inputs_on_gpu(inputs, o.spec)
             p = self._plans.get(o.facts)
             if p is None:
-                p = self._plans[o.facts] = plan(row_inputs)
+                p = self._plans[o.facts] = plan(inputs_on_gpu(inputs, o.spec))
                 self.plans += 1
                 spent += PLAN_UNITS
-            result = finish(p._replace(inputs=row_inputs))
+            self._rows[id(o)] = (o, offer_row(p, o))
             self.finishes += 1
             spent += 1
-            self._rows[id(o)] = (o, comparison_row(result, o))
         return len(offers)
 
     def rows(self, inputs: EstimateInputs, offers: Sequence[Offer]) -> list[GpuComparison]:

@@ -35,6 +35,7 @@ from .throughput import choose_mfu, default_mfu
 from .time_cost import (
     Checkpoint,
     RunTime,
+    billed_run_usd,
     plan_time,
     price_run,
     resumable_checkpoint,
@@ -246,14 +247,7 @@ def finish(p: Plan) -> EstimateResult:
         alt = p.alternative.time
         alt_rt = run_time(alt, alt.mfu.mfu, od)
     layout = _layout_summary(p, alt_rt)
-    if layout.memory_status == "near_limit":
-        mem = p.memory
-        warnings.append(
-            f"Near the memory limit: {fmt_gib(mem.headroom_bytes)} free of "
-            f"{fmt_gib(mem.usable_bytes)} usable per GPU ({layout.headroom_fraction:.1%}, under "
-            f"the {layout.near_limit_fraction:.0%} margin): allocator fragmentation or a longer "
-            "batch can run out of memory."
-        )
+    _near_limit_warning(p, warnings)
     peak, n = p.time.peak, p.time.num_gpus
     mfu = p.time.mfu.mfu
     # Article 001's usable memory: the reported total × 85% (the allocator-efficiency field).
@@ -277,6 +271,43 @@ def finish(p: Plan) -> EstimateResult:
         alignment=alignment_summary(p, rt),
         warnings=tuple(warnings),
     )
+
+
+def _near_limit_warning(p: Plan, warnings: list[str]) -> None:
+    mem, margin = p.memory, p.inputs.hardware.near_limit_fraction
+    if memory_status(mem.fits, mem.headroom_bytes, mem.usable_bytes, margin) == "near_limit":
+        warnings.append(
+            f"Near the memory limit: {fmt_gib(mem.headroom_bytes)} free of "
+            f"{fmt_gib(mem.usable_bytes)} usable per GPU "
+            f"({mem.headroom_bytes / mem.usable_bytes:.1%}, under the {margin:.0%} margin): "
+            "allocator fragmentation or a longer batch can run out of memory."
+        )
+
+
+class RowFigures(NamedTuple):
+    """What a 'Which GPU' row shows of ``finish(p)`` at one set of prices (core/compare.py)."""
+
+    run: RunTime
+    spot_usd: float | None  # one run on spot, interruptions included; None without a spot price
+    warnings: tuple[str, ...]
+
+
+def finish_prices(p: Plan, od: float, spot: float | None) -> RowFigures:
+    """``finish`` of a plan of this GPU at these prices, only the figures a comparison row shows:
+    the same run time, spot cost and warnings in the same order (tests/core/test_compare.py
+    compares them with ``finish``), without the breakdowns and result models (issue 17: a
+    5,000-row catalog is 5,000 of these per edit)."""
+    inputs = p.inputs
+    warnings = list(p.warnings)
+    rt = run_time(p.time, p.time.mfu.mfu, od)
+    spot_usd = None
+    if spot is not None:  # as price_run: held GPU-hours × F × spot price
+        spot_usd = rt.held_gpu_hours * spot_factor(inputs, p.nodes) * spot
+    billed_run_usd(inputs, rt.on_demand_usd, spot_usd, warnings)
+    _near_limit_warning(p, warnings)
+    step_check(inputs, p.tokens, p.flops, p.time.num_gpus, p.time.peak, warnings)
+    measured_mfu(inputs, p.flops, p.time.peak, warnings)
+    return RowFigures(rt, spot_usd, tuple(warnings))
 
 
 def _trainer_flops_per_token(p: Plan) -> float:

@@ -338,11 +338,7 @@ def price_run(
     )
     # Project: article 000 'Where the money actually goes'; 001; 004's sample budget.
     runs = pj.planned_runs + pj.failed_runs
-    run_usd = rt.on_demand_usd
-    if pj.billing == "spot" and spot_usd is not None:
-        run_usd = spot_usd
-    elif pj.billing == "spot":
-        warnings.append("No spot price for this GPU: the project is priced on-demand.")
+    run_usd = billed_run_usd(inputs, rt.on_demand_usd, spot_usd, warnings)
     bill_scale = run_usd / rt.on_demand_usd if rt.on_demand_usd > 0 else 1.0
     storage_usd = ckpt.storage_bytes / GB * pj.storage_usd_per_gb_month * pj.storage_months
     engineering_usd = (pj.engineering_hours + pj.data_prep_hours) * pj.hourly_rate_usd
@@ -360,6 +356,19 @@ def price_run(
         high_usd=runs * high_usd * bill_scale + fixed_usd,
     )
     return Prices(cost, ckpt, project)
+
+
+def billed_run_usd(
+    inputs: EstimateInputs, on_demand_usd: float, spot_usd: float | None, warnings: list[str]
+) -> float:
+    """One run as the project bills it (``project.billing``): on spot when the GPU has a spot
+    price, else on-demand (with a warning when spot was asked for)."""
+    if inputs.project.billing != "spot":
+        return on_demand_usd
+    if spot_usd is not None:
+        return spot_usd
+    warnings.append("No spot price for this GPU: the project is priced on-demand.")
+    return on_demand_usd
 
 
 def spot_factor(inputs: EstimateInputs, nodes: int) -> float:

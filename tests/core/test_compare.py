@@ -244,6 +244,34 @@ def test_offers_at_other_prices_share_a_plan_and_give_the_same_rows():
         assert r == want
 
 
+@pytest.mark.parametrize(
+    "edits",
+    [
+        {"project": {"billing": "spot"}},  # rows without a spot price warn and bill on-demand
+        {"efficiency": {"step_time_s": 1e-3, "measured_tokens_per_s": 1e7}},  # MFU > 100% warnings
+        {"hardware": {"near_limit_fraction": 0.5}},  # near-limit warnings
+        {"training": {"checkpointing": "full", "auto_gpu_count": False, "num_gpus": 3}},
+        {"objective": {"objective": "dpo"}},
+    ],
+    ids=["spot-billing", "measured", "near-limit", "fixed-gpus", "dpo"],
+)
+def test_the_comparers_row_path_gives_the_whole_estimates_rows(edits):
+    """Rows come from ``finish_prices`` (no result models): every figure and warning, in order,
+    equals the row of a whole estimate on that GPU, across the catalog's GPUs and prices."""
+    from ftcost_gui.core.compare import GpuComparer
+
+    d = job("qwen2.5-7b", "full_amp_adamw").model_dump()
+    for section, values in edits.items():
+        d[section].update(values)
+    inputs = EstimateInputs.model_validate(d)
+    offers = _offers()
+    rows = GpuComparer().rows(inputs, offers)
+    assert any(r.warnings for r in rows)
+    for o, r in zip(offers, rows, strict=True):
+        want = _direct(inputs, o)
+        assert r == want.model_copy(update={"current": r.current}), o.spec.id
+
+
 def test_the_comparer_estimates_only_what_changed():
     from ftcost_gui.core.compare import GpuComparer
 
