@@ -221,7 +221,9 @@ def fastest_fitting(rows: Iterable[GpuComparison]) -> GpuComparison | None:
 # --- Many offers, few changes: the comparison of the window's "Which GPU" view ----------------
 
 
-PLAN_UNITS = 2  # a plan costs about twice a finish (measured: 0.48 vs 0.30 ms, time model)
+# A plan costs about 16 row finishes (``offer_row``; measured on the built-in catalog: plan
+# ~380 µs, row ~23 µs on a loaded 2-core machine; benchmarks/bench_scale.py).
+PLAN_UNITS = 16
 _RELEASE = 512  # cached rows and plans of former inputs freed per call
 
 

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 
 from ftcost_gui.core.catalog import GpuCatalog
 from ftcost_gui.core.compare import (
+    PLAN_UNITS,
     cheapest_fitting,
     compare_gpus,
     fastest_fitting,
@@ -208,14 +209,17 @@ def test_large_catalog_is_compared_in_slices(window, qtbot):
     ui, view = _show(window)
     n = len(ui.service.offers)
     assert n == 36 + 150
-    assert "Comparing 186 GPUs for these settings… 16 done" in view.summary.text()
+    # The first slice: the 36 built-in GPUs come first, each a plan and a row.
+    first = -(-which_gpu_tab.SLICE_UNITS // (PLAN_UNITS + 1))
+    assert first < 36
+    assert f"Comparing 186 GPUs for these settings… {first} done" in view.summary.text()
     qtbot.waitUntil(lambda: not ui.which_gpu.stale, timeout=5000)
     before = view.comparisons
     _plans, finishes = _work(ui)
     window.store.set_field("efficiency", "mfu", 0.31)
     window.store.recompute_now()
-    # The edit ran one slice: 48 units (the 36 built-in GPUs cost a plan each, 3 units a row).
-    assert _work(ui)[1] - finishes == which_gpu_tab.SLICE_UNITS // 3
+    # The edit ran one slice (the 36 built-in GPUs cost a plan each).
+    assert _work(ui)[1] - finishes == first
     assert view.comparisons == before and "Comparing 186 GPUs" in view.summary.text()
     qtbot.waitUntil(lambda: not ui.which_gpu.stale, timeout=5000)
     assert _work(ui)[1] - finishes == n  # every row once

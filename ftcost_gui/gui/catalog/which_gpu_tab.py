@@ -5,10 +5,10 @@
   one catalog row estimates only the new offers; offers of the same GPU share one plan.
 - Catalog rows are validated once, when the catalog is read (``CatalogService.offers``).
 - A small catalog (up to ``SMALL_CATALOG`` rows to compare) is compared at once. A larger one in
-  slices of ``SLICE_UNITS`` of work between events (a finish is one unit, a plan two more; a
-  slice is ~10-15 ms on a slow laptop core), so an edit never waits for thousands of estimates;
-  the table shows the new ranking when all are done. Slices count work, not time: the same on
-  every machine and in every test.
+  slices of ``SLICE_UNITS`` of work between events (a row is one unit, a plan ``PLAN_UNITS``
+  more; a slice is ~10 ms on a slow, loaded core), so an edit never waits for thousands of
+  estimates; the table shows the new ranking when all are done. Slices count work, not time: the
+  same on every machine and in every test.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the view imports pyqtgraph: built when first shown
     from .which_gpu_view import GpuCompareView
 
 SMALL_CATALOG = 64  # rows to compare at once, in the edit itself (the built-in catalog: 36)
-SLICE_UNITS = 48  # work per event-loop turn for larger catalogs (see GpuComparer.compare_some)
+SLICE_UNITS = 384  # work per event-loop turn for larger catalogs (see GpuComparer.compare_some)
 _PROGRESS_EVERY = 8  # slices between two progress texts
 
 
