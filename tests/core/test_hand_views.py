@@ -72,8 +72,10 @@ def test_memory_bars_are_the_parts_in_gib(s):
     assert bars.keys == ("full_amp_adamw", "full_adamw_8bit", "lora", "qlora")
     assert bars.active == 2
     i = bars.active
-    for key in MEMORY_PART_LABELS:
-        assert bars.part(key)[i] == pytest.approx(getattr(m, f"{key}_bytes") / GIB)
+    assert len(bars.parts_gib) == len(MEMORY_PART_LABELS)
+    for k, key in enumerate(MEMORY_PART_LABELS):
+        assert bars.parts_gib[k][i] == pytest.approx(getattr(m, f"{key}_bytes") / GIB)
+        assert bars.part(key) == bars.parts_gib[k]
     assert bars.totals_gib[i] == pytest.approx(m.total_bytes / GIB)
     assert bars.usable_gib[i] == pytest.approx(m.usable_bytes / GIB)
     assert bars.capacity_gib[i] == pytest.approx(79.6)

@@ -71,6 +71,7 @@ def test_stage_sums_by_hand():
     assert b.gpu_hours == pytest.approx(sum(gpu_hours))
     assert b.generation_gpu_hours == pytest.approx(sum(gen_hours))
     assert b.on_demand_usd == pytest.approx(sum(usd))
+    assert b.rl_and_eval_gpu_hours == pytest.approx(gpu_hours[2] + gen_hours[0] + gen_hours[1])
     share = (gpu_hours[2] + gen_hours[0] + gen_hours[1]) / sum(gpu_hours)
     assert b.rl_and_eval_share == pytest.approx(share)
     assert b.generation_share == pytest.approx(sum(gen_hours) / sum(gpu_hours))
