@@ -56,7 +56,8 @@ def test_project_lands_on_the_article_total_and_generation_share():
 def test_stage_sums_by_hand():
     """Each stage: runs × held GPU-hours of one run; generation: runs × held GPUs × (evaluation +
     rollout seconds); the article's share counts whole RL stages and the others' evaluation."""
-    _doc, results, b = budget()
+    doc, results, b = budget()
+    assert [stage.name for stage in b.stages] == [s.name for s in doc.scenarios]
     gpu_hours, gen_hours, usd = [], [], []
     for r in results:
         runs = r.project.runs
