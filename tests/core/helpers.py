@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from ftcost_gui.core import EstimateInputs
 from ftcost_gui.io.resources import builtin_catalog, builtin_presets
 
@@ -25,6 +27,18 @@ def make(preset: str | None = None, **edits: Any) -> EstimateInputs:
         section, field = key.split("__")
         doc[section][field] = value
     return EstimateInputs.model_validate(doc)
+
+
+def walk(obj: Any, path: str = "") -> Any:
+    """(path, value) of every leaf of a result: models, tuples and lists walked through."""
+    if isinstance(obj, BaseModel):
+        for name in type(obj).model_fields:
+            yield from walk(getattr(obj, name), f"{path}.{name}")
+    elif isinstance(obj, tuple | list):
+        for i, v in enumerate(obj):
+            yield from walk(v, f"{path}[{i}]")
+    else:
+        yield path, obj
 
 
 def hf_llama(config: dict[str, Any], **edits: Any) -> EstimateInputs:

@@ -170,12 +170,11 @@ def test_j_001_lora_throughput_to_mfu():
     assert round(cal.mfu_from_tokens_per_s(1.2e4, 4 * 7e9, 989e12), 2) == 0.34
 
 
-def test_k_001_spot_factor_and_decision():
-    f = cal.spot_overhead_factor(0.05, 0.5, 9 / 60)
-    assert round(f, 2) == 1.02
-    assert cal.spot_overhead_factor(32 * 0.02, 0.5, 18 / 60) == pytest.approx(1.352)
-    spec = gpu(H100) | {"on_demand_usd_per_hour": 3.0, "spot_usd_per_hour": 3.0 * 0.35}
-    r = estimate(
+def _lora_7b_at_spot(share: float):
+    """Article 001's single-GPU LoRA run: 0.05 interruptions/h, 30-min checkpoints, 9-min
+    restart, a spot price of ``share`` × $3.00 on-demand."""
+    spec = gpu(H100) | {"on_demand_usd_per_hour": 3.0, "spot_usd_per_hour": 3.0 * share}
+    return estimate(
         make(
             "llama-2-7b",
             training__method="lora",
@@ -185,6 +184,13 @@ def test_k_001_spot_factor_and_decision():
             spot__restart_overhead_min=9,
         )
     )
+
+
+def test_k_001_spot_factor_and_decision():
+    f = cal.spot_overhead_factor(0.05, 0.5, 9 / 60)
+    assert round(f, 2) == 1.02
+    assert cal.spot_overhead_factor(32 * 0.02, 0.5, 18 / 60) == pytest.approx(1.352)
+    r = _lora_7b_at_spot(0.35)
     assert r.time.nodes == 1
     assert round(r.cost.spot_factor, 2) == 1.02
     assert round(r.cost.spot_price_ratio, 2) == 0.36
@@ -213,17 +219,7 @@ def test_k_001_take_spot_weighs_the_overhead_factor(spot_share, take):
     """take spot when (spot ÷ on-demand) × F < 1: with F = 1 + 0.05 × (0.5/2 + 0.15) = 1.02, a
     price 3% under on-demand still pays (0.97 × 1.02 = 0.989) and 1% under does not (1.010),
     though both are cheaper per hour."""
-    spec = gpu(H100) | {"on_demand_usd_per_hour": 3.0, "spot_usd_per_hour": 3.0 * spot_share}
-    r = estimate(
-        make(
-            "llama-2-7b",
-            training__method="lora",
-            hardware__gpu=spec,
-            overheads__checkpoint_interval_min=30,
-            spot__interruptions_per_node_hour=0.05,
-            spot__restart_overhead_min=9,
-        )
-    )
+    r = _lora_7b_at_spot(spot_share)
     assert r.time.nodes == 1
     f = 1 + 0.05 * (0.5 / 2 + 9 / 60)
     assert r.cost.spot_factor == pytest.approx(f)

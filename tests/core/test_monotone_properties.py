@@ -13,31 +13,25 @@ import math
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel
 
 from ftcost_gui.core import EstimateInputs, estimate
 from ftcost_gui.core.inputs import DataSpec, ProjectSpec
 
+from .helpers import walk
 from .strategies import bounds, inputs_anywhere
 
 SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SIGNED = ("headroom_bytes", "headroom_fraction")  # negative: short of memory by
 
 
-def _walk(obj, path=""):
-    if isinstance(obj, BaseModel):
-        for name in type(obj).model_fields:
-            yield from _walk(getattr(obj, name), f"{path}.{name}")
-    elif isinstance(obj, tuple | list):
-        for i, v in enumerate(obj):
-            yield from _walk(v, f"{path}[{i}]")
-    else:
-        yield path, obj
-
-
 def _with(inputs: EstimateInputs, section: str, **values) -> EstimateInputs:
     part = getattr(inputs, section).model_copy(update=values)
     return inputs.model_copy(update={section: part})
+
+
+def _with_gpu(inputs: EstimateInputs, **values) -> EstimateInputs:
+    gpu = inputs.hardware.gpu.model_copy(update=values)
+    return inputs.model_copy(update={"hardware": inputs.hardware.model_copy(update={"gpu": gpu})})
 
 
 def _scaled(model, name, value, factor):
@@ -49,7 +43,7 @@ def _scaled(model, name, value, factor):
 @given(inputs_anywhere())
 def test_every_figure_is_finite_and_non_negative(inputs):
     r = estimate(inputs)
-    for path, value in _walk(r):
+    for path, value in walk(r):
         if isinstance(value, bool) or value is None or isinstance(value, str):
             continue
         if path.endswith("high_usd"):  # the low end of the MFU band may be 0: unbounded
@@ -65,16 +59,9 @@ def test_every_figure_is_finite_and_non_negative(inputs):
 @SETTINGS
 @given(inputs_anywhere(), st.floats(1.5, 4.0))
 def test_the_bill_is_linear_in_the_price(inputs, factor):
-    gpu = inputs.hardware.gpu
-    price = max(gpu.on_demand_usd_per_hour, 0.5)
-    base = inputs.model_copy(
-        update={"hardware": inputs.hardware.model_copy(
-            update={"gpu": gpu.model_copy(update={"on_demand_usd_per_hour": price})})}
-    )  # fmt: skip
-    dearer = base.model_copy(
-        update={"hardware": base.hardware.model_copy(
-            update={"gpu": gpu.model_copy(update={"on_demand_usd_per_hour": price * factor})})}
-    )  # fmt: skip
+    price = max(inputs.hardware.gpu.on_demand_usd_per_hour, 0.5)
+    base = _with_gpu(inputs, on_demand_usd_per_hour=price)
+    dearer = _with_gpu(inputs, on_demand_usd_per_hour=price * factor)
     a, b = estimate(base).cost, estimate(dearer).cost
     for name in ("on_demand_usd", "compute_only_usd", "training_usd", "low_usd"):
         assert math.isclose(getattr(b, name), getattr(a, name) * factor, rel_tol=1e-9), name
@@ -115,12 +102,7 @@ def test_a_higher_mfu_is_never_slower(inputs, factor):
 @SETTINGS
 @given(inputs_anywhere(), st.floats(1.1, 4.0))
 def test_a_bigger_gpu_never_needs_more_gpus(inputs, factor):
-    gpu = inputs.hardware.gpu
-    bigger = inputs.model_copy(
-        update={"hardware": inputs.hardware.model_copy(
-            update={"gpu": gpu.model_copy(
-                update={"memory_gib": min(gpu.memory_gib * factor, 100_000)})})}
-    )  # fmt: skip
+    bigger = _with_gpu(inputs, memory_gib=min(inputs.hardware.gpu.memory_gib * factor, 100_000))
     small, large = estimate(inputs).memory, estimate(bigger).memory
     assert large.usable_bytes >= small.usable_bytes
     if small.gpus_needed is not None:
