@@ -151,6 +151,6 @@ def test_each_listed_test_exists_and_reads_the_figure(figure):
         reads = _test_reads(test)
         # A figure read through a loop over its model's parts (getattr(m, f"{key}_bytes")) names
         # the part list instead.
-        assert name in reads or {"MEMORY_PART_LABELS", "parts"} & reads, (
+        assert name in reads or {"MEMORY_PART_LABELS", "parts", "PARTS"} & reads, (
             f"{test} does not read {figure}"
         )

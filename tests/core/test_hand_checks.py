@@ -62,7 +62,8 @@ def test_simple_rules(s, method, ckpt, coef, attn, bpp):
     assert x.bytes_per_param == pytest.approx(bpp, rel=1e-3)
     assert x.state_bytes == pytest.approx(s.total * bpp, rel=1e-3)
     assert x.activations_bytes == 2 * s.L * 2 * 4096 * s.h  # 2·L·b·s·h, b = 2
-    usable = 0.85 * 79.6 * GIB
+    usable = 0.85 * 79.6 * GIB  # article 001: 'perhaps 85 percent of nameplate'
+    assert x.usable_bytes == pytest.approx(usable)
     assert x.gpus_needed == max(1, math.ceil(s.total * x.bytes_per_param / usable))
     assert x.attention_share == pytest.approx(s.L * 4096 * s.h / n)
 

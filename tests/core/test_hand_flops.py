@@ -1,10 +1,15 @@
-"""FlopBreakdown by hand (articles 000 and 001 'FLOPs per training token').
+"""FlopBreakdown by hand (articles 000 and 001 'FLOPs per training token', corrected by the
+measured records docs/data/measured/*.json "flops", FlopCounterMode on Transformers + PEFT).
 
 Per processed token: 2N forward + 2N input gradients + 2N weight gradients (6N full; 4N with a
-frozen base), + 2N when the forward is recomputed; attention 6·L·s·q with causal masking (+2·L·s·q
-recomputed); adapters 6 FLOPs per adapter parameter (8 recomputed). N is the parameters in
-matmuls per token: the active decoder linears and the output head (embedding lookups are not
-matmuls). D is the total of a 'tokens' run.
+frozen base). N is the parameters in matmuls per token: the active decoder linears and the output
+head (embedding lookups are not matmuls). Measured corrections: without checkpointing a frozen
+model's layer 0 computes no input gradient for q, k, v (its input, the embedding output, needs
+none): −2·h·(q + 2·kv). Checkpointing reruns the decoder layers' forward only — not the head —
+and stops before each layer's last matmul, the MLP down projection (L·h·i), unless a later op
+keeps its output (an MoE's routing multiply): +2·(decoder linears − down projections).
+Attention 6·L·s·q with causal masking (+2·L·s·q recomputed); adapters 6 FLOPs per adapter
+parameter (8 recomputed). D is the total of a 'tokens' run.
 """
 
 from __future__ import annotations
@@ -49,7 +54,10 @@ def test_flops_per_token_and_total(s, method, ckpt, rank):
     if rank:  # q, k, v, o adapters: r·(h + q) + 2·r·(h + kv) + r·(q + h) per layer
         adapters = s.L * rank * ((s.h + s.q) + 2 * (s.h + s.kvd) + (s.q + s.h))
     base = (6 if full else 4) * n
-    rec = 2 * n if recompute else 0
+    if not full and not recompute:  # layer 0's q, k, v need no input gradient
+        base -= 2 * s.h * (s.q + 2 * s.kvd)
+    down = 0 if s.experts else s.L * s.h * s.i  # the routing multiply keeps an expert's output
+    rec = 2 * (s.L * (s.attn + s.mlp_active) - down) if recompute else 0
     attn = (8 if recompute else 6) * s.L * S * s.q
     adapt = (8 if recompute else 6) * adapters
     assert f.matmul_params == n

@@ -1,18 +1,31 @@
-"""MemoryBreakdown by hand: every part of one GPU's memory, sharded or not.
+"""MemoryBreakdown by hand: every part of one GPU's memory, sharded or not, at the step's peak.
 
 Article 001 'Memory sets the floor': bytes per parameter by recipe (bf16 weights 2, bf16 grads 2,
 fp32 master 4, two fp32 Adam moments 8; 8-bit moments 2); LoRA adapters train in fp32 (PEFT:
 weight 4 + grad 4 + moments 8); QLoRA's NF4 with double quantisation is 4 + 8/64 + 32/(64·256)
 bits (Dettmers et al. 2023 §3) on the decoder linears, the rest bf16. ZeRO (Rajbhandari et al.
-2020): stage 1 shards the optimizer, 2 also the gradients, 3 also the weights. Activations
-(Korthikanti et al. 2023, FlashAttention keeps no s² tensor): per token and layer the bf16 norm
-inputs/outputs (4h), q, k, v and the attention output (2q + 2kv), the gated MLP's four i-wide
-tensors, and the fp32 log-sum-exp per head; with recomputation only each layer's bf16 input
-(article 001's 2·L·b·s·h) plus one layer's tensors while it is recomputed. Logits and loss: 16 B
-per token per vocabulary entry (the standard path) or 8 B for one 2,048-token chunk. Buffers:
-QLoRA's bf16 dequantised matrix, ZeRO-3's gathered and prefetched layer, DDP's bucket copy of the
-gradients or ZeRO-1/2's 5e8-element bf16 buckets. Usable: 85% of the card; the fewest GPUs is the
-smallest n whose per-GPU total fits.
+2020): stage 1 shards the optimizer, 2 also the gradients, 3 also the weights.
+
+Activations, tensor by tensor as the measured records (docs/data/measured/*.json, "saved") show
+a Llama layer keeps them, per token: each RMSNorm an fp32 copy of its input (4h) and its rsqrt
+(4), plus the bf16 normalised tensor when its weight trains (2h); a trainable linear keeps its
+bf16 input (shared by the linears reading it), a frozen one nothing; an fp32 LoRA adapter an fp32
+copy of its input and its rank-r lora_A output (4·width + 4r); flash attention q, k, v, the
+output (2q + 2kv + 2kv + 2q) and the fp32 log-sum-exp per head; eager the fp32 softmax and its
+bf16 copy (6 B per head per key position), GQA's k and v repeated to q width, and the o_proj
+input; the gated MLP's gate, up and activation outputs (3 × 2·width; MoE: top-k experts' width)
+and the router's fp32 softmax. Outside the layers: int64 ids and labels (16), bf16 rotary cos and
+sin (4·head_dim), the final norm, the fp32 log-softmax (4V); a frozen layer 0 keeps nothing of its
+first norm without checkpointing. With recomputation each layer keeps only its bf16 input
+(article 001's 2·L·b·s·h) and one layer is recomputed while the loss path is already gone.
+
+The loss path beyond the forward: 8 B per token per vocabulary entry (standard), 14 B for one
+2,048-token chunk (measured, docs/data/measured/loss.json). Buffers: QLoRA's bf16 dequantised
+matrix, ZeRO-3's gathered and prefetched layer (as stored: NF4 for QLoRA), DDP's bucket copy of the
+gradients or ZeRO-1/2's 5e8-element bf16 buckets. Two moments of a step (allocator timelines):
+the backward (gradients only while they accumulate) and the optimizer step (every gradient and
+the DDP/ZeRO buckets, no activations); the peak is the larger. The allocator reserve is
+allocated × (1/0.85 − 1), plus the CUDA context; the device total must fit in the card.
 """
 
 from __future__ import annotations
@@ -28,11 +41,32 @@ from .helpers import gpu, make
 
 GIB = 2**30
 NF4 = (4 + 8 / 64 + 32 / (64 * 256)) / 8
-MB, S, MEM_GIB, OVERHEAD_GIB = 2, 2048, 79.6, 1.0
+MB, S, MEM_GIB, OVERHEAD_GIB, EFF = 2, 2048, 79.6, 1.0, 0.85
 
 
-def _parts(s, method, ckpt, sharding, n, rank=16, loss="standard", offload=False):
-    """Every part of the per-GPU memory, written out."""
+def _acts_per_token(s, full, rank, attention="flash"):
+    """(one decoder layer, outside the layers) bytes per token; LoRA on q, k, v, o in fp32."""
+    h, q, kv, heads = s.h, s.q, s.kvd, s.heads
+    width = s.i * (s.top_k or 1)
+    norm = 4 * h + 4 + (2 * h if full else 0)
+    layer = norm + (2 * h if full else 3 * (4 * h + 4 * rank))  # q, k, v read the norm output
+    if attention == "flash":
+        layer += 2 * q + 2 * kv + 2 * kv + 2 * q + 4 * heads
+        layer += 0 if full else 4 * q + 4 * rank  # o_proj's adapter (the output is kept)
+    else:
+        layer += 3 * 2 * q if 1 < s.kv < s.heads else 2 * q + 2 * 2 * kv
+        layer += (4 + 2) * heads * S
+        layer += 2 * q if full else 4 * q + 4 * rank
+    layer += norm + (2 * h if full else 0)  # MLP norm; gate and up read its output
+    layer += 4 * s.experts + 3 * 2 * width  # router softmax; gate, up, activation outputs
+    layer += 2 * width if full else 0  # down_proj's input
+    outside = 16 + 2 * 2 * s.hd + norm + (2 * h if full else 0)
+    return layer, outside
+
+
+def _parts(s, method, ckpt, sharding, n, rank=16, loss="standard", offload=False, accum=8,
+           attention="flash"):  # fmt: skip
+    """Every part of the per-GPU memory at the step's peak, written out."""
     total = s.total
     decoder_linear = s.decoder_linear
     full = method.startswith("full")
@@ -56,44 +90,68 @@ def _parts(s, method, ckpt, sharding, n, rank=16, loss="standard", offload=False
     if not full:  # q, k, v, o
         adapters = s.L * rank * ((s.h + s.q) + 2 * (s.h + s.kvd) + (s.q + s.h))
     tokens = MB * S
-    i_eff = s.i * (s.top_k or 1)
-    per_layer = (4 * s.h + 2 * s.q + 2 * s.kvd + 4 * i_eff) * 2 + 4 * s.heads + 8 * s.experts
-    if not full:  # PEFT saves each adapted input in fp32 and the rank-r intermediate
-        per_layer += 4 * ((s.h + rank) * 3 + (s.q + rank))
+    layer, outside = _acts_per_token(s, full, rank, attention)
+    outside += 4 * s.V if loss == "standard" else 2 * s.h  # log-softmax, or the fused loss's grad
     if ckpt == "full":
-        saved, working = s.L * tokens * 2 * s.h, tokens * per_layer
+        saved, working = (s.L * 2 * s.h + outside) * tokens, layer * tokens
     else:
-        saved, working = s.L * tokens * per_layer, 0.0
-    saved += 2 * tokens * 2 * s.h  # the final norm's input and output
-    logits = 16 * tokens * s.V if loss == "standard" else 8 * min(tokens, 2048) * s.V
+        outside -= 0 if full else 4 * s.h + 4  # layer 0's first norm: its input needs no grad
+        saved, working = (s.L * layer + outside) * tokens, 0.0
+    logits = 8 * tokens * s.V if loss == "standard" else 14 * min(tokens, 2048) * s.V
     grads = total * 2 if full else adapters * 4
-    layer = s.attn + s.mlp + 2 * s.h
-    largest = max(s.h * s.i, s.h * s.q)
-    buffers = 2 * largest if method == "qlora" else 0.0
-    if n > 1 and sharding == "zero3":
-        buffers += 2 * 2 * layer
+    linear = (s.attn + s.mlp) if method == "qlora" else 0
+    stored = linear * NF4 + (s.attn + s.mlp + 2 * s.h - linear) * 2  # one layer as ZeRO-3 gathers
+    buckets = 0.0
     if n > 1:
-        buckets = {"none": grads, "zero1": min(grads, 2e9), "zero2": min(grads, 2e9)}
-        buffers += buckets.get(sharding, 0.0)
+        buckets = {"none": grads, "zero1": min(grads, 2e9), "zero2": min(grads, 2e9)}.get(
+            sharding, 0.0
+        )
+    phases = {}
+    for phase in ("backward", "optimizer step"):
+        step = phase == "optimizer step"
+        g = 1 if step or accum > 1 else 0
+        if step:
+            acts = lost = 0.0
+        elif working > logits:  # the recomputed layer outlives the loss path
+            acts, lost = saved + working, 0.0
+        else:
+            acts, lost = saved, logits
+        gather = 2 * stored if n > 1 and sharding == "zero3" and not step else 0.0
+        qbuf = 2 * max(s.h * s.i, s.h * s.q) if method == "qlora" and not step else 0.0
+        parts = {
+            "weights": weights / w_div,
+            "gradients": g * total * recipe[1] / g_div,
+            "master": on_gpu * total * recipe[2] / o_div,
+            "optimizer": on_gpu * total * recipe[3] / o_div,
+            "adapters": adapters * 4 / w_div
+            + g * adapters * 4 / g_div
+            + on_gpu * adapters * 8 / o_div,
+            "activations": acts,
+            "logits": lost,
+            "buffers": qbuf + gather + buckets,
+        }
+        allocated = sum(parts.values())
+        parts["reserve"] = allocated * (1 / EFF - 1)
+        parts["overhead"] = OVERHEAD_GIB * GIB
+        parts["phase"] = phase
+        phases[phase] = parts
+    peak = max(phases.values(), key=lambda p: sum(v for k, v in p.items() if k != "phase"))
     return {
-        "weights": weights / w_div,
-        "gradients": total * recipe[1] / g_div,
-        "master": on_gpu * total * recipe[2] / o_div,
-        "optimizer": on_gpu * total * recipe[3] / o_div,
-        "adapters": adapters * 4 / w_div + adapters * 4 / g_div + on_gpu * adapters * 8 / o_div,
-        "activations": saved + working,
+        **peak,
         "saved": saved,
         "working": working,
-        "logits": logits,
-        "buffers": buffers,
-        "overhead": OVERHEAD_GIB * GIB,
         "state": weights + total * sum(recipe[1:]) + adapters * 16,
         "offloaded": (total * (recipe[2] + recipe[3]) + adapters * 8) if offload else 0.0,
     }
 
 
 PARTS = ("weights", "gradients", "master", "optimizer", "adapters", "activations", "logits",
-         "buffers", "overhead")  # fmt: skip
+         "buffers", "reserve", "overhead")  # fmt: skip
+CAPACITY = MEM_GIB * GIB
+
+
+def _device_total(parts):
+    return sum(parts[p] for p in PARTS)
 
 
 def _run(s, method, ckpt, sharding, n, **edits):
@@ -115,47 +173,61 @@ def _run(s, method, ckpt, sharding, n, **edits):
 
 
 CASES = [
-    ("full_amp_adamw", "full", "zero3", 8),
-    ("full_amp_adamw", "none", "zero2", 4),
-    ("full_adamw_8bit", "full", "zero1", 2),
-    ("full_bf16_adamw", "full", "none", 2),
-    ("lora", "none", "none", 1),
-    ("lora", "full", "none", 2),
-    ("qlora", "full", "zero3", 4),
+    ("full_amp_adamw", "full", "zero3", 8, 8),
+    ("full_amp_adamw", "none", "zero2", 4, 8),
+    ("full_amp_adamw", "full", "none", 2, 1),
+    ("full_adamw_8bit", "full", "zero1", 2, 8),
+    ("full_bf16_adamw", "full", "none", 2, 8),
+    ("lora", "none", "none", 1, 8),
+    ("lora", "full", "none", 2, 8),
+    ("lora", "none", "zero2", 2, 1),
+    ("qlora", "full", "zero3", 4, 8),
+    ("qlora", "none", "none", 1, 1),
 ]
 
 
 @pytest.mark.parametrize("s", SHAPES, ids=lambda s: s.preset)
-@pytest.mark.parametrize(("method", "ckpt", "sharding", "n"), CASES)
-def test_memory_parts(s, method, ckpt, sharding, n):
-    m = _run(s, method, ckpt, sharding, n).memory
-    want = _parts(s, method, ckpt, sharding, n)
+@pytest.mark.parametrize(("method", "ckpt", "sharding", "n", "accum"), CASES)
+def test_memory_parts(s, method, ckpt, sharding, n, accum):
+    m = _run(s, method, ckpt, sharding, n, training__grad_accum=accum).memory
+    want = _parts(s, method, ckpt, sharding, n, accum=accum)
     for part in PARTS:
         assert getattr(m, f"{part}_bytes") == pytest.approx(want[part], rel=1e-9), part
-    assert m.adapters_bytes == pytest.approx(want["adapters"])
-    assert m.buffers_bytes == pytest.approx(want["buffers"])
+    assert m.peak_phase == want["phase"]
     assert m.overhead_bytes == OVERHEAD_GIB * GIB
     assert m.activations_saved_bytes == pytest.approx(want["saved"])
     assert m.activations_working_bytes == pytest.approx(want["working"])
-    total = sum(want[p] for p in PARTS)
-    usable = 0.85 * MEM_GIB * GIB
-    assert m.total_bytes == pytest.approx(total)
-    assert m.capacity_bytes == pytest.approx(MEM_GIB * GIB)
-    assert m.usable_bytes == pytest.approx(usable)
-    assert m.fits is (total <= usable)
-    assert m.headroom_bytes == pytest.approx(usable - total)
+    total = _device_total(want)
+    allocated = total - want["reserve"] - want["overhead"]
+    assert m.peak_allocated_bytes == pytest.approx(allocated)
+    assert m.peak_reserved_bytes == pytest.approx(allocated / EFF)
+    assert m.total_bytes == pytest.approx(allocated / EFF + OVERHEAD_GIB * GIB)
+    assert m.capacity_bytes == m.usable_bytes == pytest.approx(CAPACITY)
+    assert m.fits is (total <= CAPACITY)
+    assert m.headroom_bytes == pytest.approx(CAPACITY - total)
     assert m.state_bytes == pytest.approx(want["state"])
     assert m.bytes_per_param == pytest.approx(want["state"] / s.total)
     assert m.cpu_offloaded_bytes == 0
     assert m.reference_bytes == m.critic_bytes == m.rollout_weights_bytes == 0
     assert m.kv_cache_bytes == 0
-    # The fewest GPUs that fit with this sharding: the smallest k whose total fits.
+    # The fewest GPUs that fit with this sharding: the smallest k whose device total fits.
     need = next(
         (k for k in range(1, 513)
-         if sum(_parts(s, method, ckpt, sharding, k)[p] for p in PARTS) <= usable),
+         if _device_total(_parts(s, method, ckpt, sharding, k, accum=accum)) <= CAPACITY),
         None,
     )  # fmt: skip
     assert m.gpus_needed == need
+
+
+def test_without_accumulation_the_optimizer_step_can_be_the_peak():
+    """Full fine-tuning, one micro-batch per step, recomputed: no gradient lives in the backward,
+    so the optimizer step (state + every gradient, no activations) is the peak."""
+    s = SHAPES[0]
+    want = _parts(s, "full_amp_adamw", "full", "none", 2, accum=1)
+    m = _run(s, "full_amp_adamw", "full", "none", 2, training__grad_accum=1).memory
+    assert want["phase"] == m.peak_phase == "optimizer step"
+    assert m.activations_bytes == m.logits_bytes == 0
+    assert m.gradients_bytes == pytest.approx(2 * s.total)
 
 
 @pytest.mark.parametrize("s", SHAPES, ids=lambda s: s.preset)
@@ -165,25 +237,36 @@ def test_offloaded_optimizer_leaves_the_gpu(s):
     assert m.master_bytes == m.optimizer_bytes == 0
     assert m.cpu_offloaded_bytes == pytest.approx(want["offloaded"])
     assert m.cpu_offloaded_bytes == pytest.approx(12 * s.total)
+    assert m.total_bytes == pytest.approx(_device_total(want))
 
 
 @pytest.mark.parametrize("s", SHAPES, ids=lambda s: s.preset)
 def test_chunked_loss_holds_one_chunk(s):
-    m = _run(s, "lora", "full", "none", 1, training__loss="chunked").memory
-    assert m.logits_bytes == pytest.approx(8 * 2048 * s.V)  # 2 × 2,048 tokens: one chunk
+    """Fused loss: 14 B per vocabulary entry for one 2,048-token chunk (2 × 2,048 tokens here);
+    it is the backward's transient unless the recomputed layer is larger."""
+    m = _run(s, "lora", "none", "none", 1, training__loss="chunked").memory
+    assert m.logits_bytes == pytest.approx(14 * 2048 * s.V)
+    want = _parts(s, "lora", "none", "none", 1, loss="chunked")
+    assert m.activations_saved_bytes == pytest.approx(want["saved"])
+    assert m.total_bytes == pytest.approx(_device_total(want))
 
 
 @pytest.mark.parametrize("s", SHAPES, ids=lambda s: s.preset)
 def test_eager_attention_keeps_the_softmax(s):
-    """Eager attention adds the fp32 softmax and its bf16 copy: 6 B per head per key position."""
+    """Eager attention keeps the fp32 softmax and its bf16 copy (6 B per head per key position)
+    instead of the output and log-sum-exp; GQA's K and V repeated to every head."""
     flash = _run(s, "lora", "none", "none", 1).memory
     eager = _run(s, "lora", "none", "none", 1, training__attention="eager").memory
-    extra = s.L * MB * S * 6 * s.heads * S
-    assert eager.activations_bytes - flash.activations_bytes == pytest.approx(extra)
+    qkv = 3 * 2 * s.q - (2 * s.q + 4 * s.kvd) if 1 < s.kv < s.heads else 0
+    extra = s.L * MB * S * (6 * s.heads * S + qkv - 2 * s.q - 4 * s.heads)
+    assert eager.activations_saved_bytes - flash.activations_saved_bytes == pytest.approx(extra)
+    want = _parts(s, "lora", "none", "none", 1, attention="eager")
+    assert eager.activations_saved_bytes == pytest.approx(want["saved"])
 
 
 def test_gpu_count_is_the_smallest_that_fits():
-    """Mixtral full fine-tuning under ZeRO-3: state ÷ n + per-GPU parts ≤ 85% of 79.6 GiB."""
+    """Mixtral full fine-tuning under ZeRO-3: the device total on k GPUs fits in 79.6 GiB, on
+    k − 1 it does not."""
     s = SHAPES[2]
     r = estimate(
         make(
@@ -197,11 +280,10 @@ def test_gpu_count_is_the_smallest_that_fits():
             hardware__framework_overhead_gib=OVERHEAD_GIB,
         )
     )
-    usable = 0.85 * MEM_GIB * GIB
     k = r.memory.gpus_needed
     parts = _parts(s, "full_amp_adamw", "full", "zero3", k)
     fewer = _parts(s, "full_amp_adamw", "full", "zero3", k - 1)
-    assert sum(parts[p] for p in PARTS) <= usable < sum(fewer[p] for p in PARTS)
+    assert _device_total(parts) <= CAPACITY < _device_total(fewer)
     # Beyond a node whole 8-GPU nodes are rented, and the run trains on all of them.
     assert r.time.num_gpus == r.layout.rented_gpus == math.ceil(k / 8) * 8
-    assert math.ceil(16 * s.total / usable) <= k  # more than the article's state-only floor
+    assert math.ceil(16 * s.total / CAPACITY) <= k  # more than the article's state-only floor
