@@ -51,7 +51,7 @@ from . import migrate_objective
 from .atomic import atomic_write_text
 from .loader import ESTIMATE, FileReadError, read_bytes
 from .migrate_objective import OBJECTIVE_V2_VALUES
-from .names import path_name
+from .names import path_name, storable
 
 FORMAT = "ftcost-estimate"
 VERSION = 3
@@ -62,7 +62,21 @@ class EstimateFileError(Exception):
     """A file that cannot be opened as an estimate; the message says why, in one line."""
 
 
+def _storable(value: Any) -> Any:
+    """Every string of a dumped document as a UTF-8 file can hold it (``names.storable``)."""
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, dict):
+        return {k: _storable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_storable(v) for v in value]
+    return value
+
+
 def dumps_document(document: EstimateDocument) -> str:
+    """The file's text. A name holding a lone surrogate (a non-UTF-8 file name decoded with
+    surrogateescape) is written with U+FFFD in its place: the reader refuses lone surrogates,
+    and a saved file must always open again."""
     doc = {
         "format": FORMAT,
         "version": VERSION,
@@ -72,7 +86,7 @@ def dumps_document(document: EstimateDocument) -> str:
             {"name": s.name, "inputs": s.inputs.model_dump(mode="json")} for s in document.scenarios
         ],
     }
-    return json.dumps(doc, indent=2) + "\n"
+    return json.dumps(_storable(doc), indent=2) + "\n"
 
 
 def dumps_estimate(inputs: EstimateInputs) -> str:

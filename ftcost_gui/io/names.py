@@ -56,6 +56,12 @@ def plain(text: object) -> str:
     return _CONTROLS.sub("", s)
 
 
+def storable(text: str) -> str:
+    """The text with lone surrogates replaced by U+FFFD and nothing else changed: what a UTF-8
+    file can hold (estimate files keep names exactly, and their reader refuses surrogates)."""
+    return _SURROGATES.sub(REPLACEMENT, text)
+
+
 def for_terminal(text: object) -> str:
     """A name for a terminal (CLI tables, messages on stderr)."""
     return plain(text)

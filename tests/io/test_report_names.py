@@ -11,7 +11,13 @@ import pytest
 from ftcost_gui.core import estimate
 from ftcost_gui.core.document import EstimateDocument, Scenario
 from ftcost_gui.core.inputs import EstimateInputs
-from ftcost_gui.io.estimate_file import EstimateFileError, dumps_document, loads_document
+from ftcost_gui.io.estimate_file import (
+    EstimateFileError,
+    dumps_document,
+    load_document,
+    loads_document,
+    save_document,
+)
 from ftcost_gui.report.content import Report
 from ftcost_gui.report.html import report_html, write_html
 from ftcost_gui.report.markdown import report_markdown
@@ -46,6 +52,23 @@ def test_lone_surrogates_in_names():
     doc["scenarios"][1]["name"] = "B\udcff"
     with pytest.raises(EstimateFileError, match=r"scenarios\[1\]\.name: a lone UTF-16 surrogate"):
         loads_document(json.dumps(doc))
+
+
+def test_a_name_with_a_lone_surrogate_saves_a_file_that_opens(tmp_path):
+    # A model or GPU name built from a non-UTF-8 file name holds lone surrogates; the reader
+    # refuses them, so the writer stores U+FFFD in their place (found by the whole-input-space
+    # file round trip in tests/core/test_properties.py).
+    stem = os.fsdecode(b"model-\xff")
+    inputs = EstimateInputs.model_validate(
+        {"model": {"name": stem}, "hardware": {"gpu": {"name": stem}}}
+    )
+    path = tmp_path / "plan.ftcost"
+    save_document(path, EstimateDocument.single(inputs))
+    back = load_document(path).current.inputs
+    assert back.model.name == back.hardware.gpu.name == "model-\ufffd"
+    assert back.model_dump(exclude={"model": {"name"}, "hardware": {"gpu": {"name"}}}) == (
+        inputs.model_dump(exclude={"model": {"name"}, "hardware": {"gpu": {"name"}}})
+    )
 
 
 def test_a_model_folder_with_a_non_utf8_name_imports(tmp_path):
