@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 from pydantic import BaseModel
@@ -32,6 +33,7 @@ class ResultRow(NamedTuple):
     unit: str
 
 
+@functools.cache  # a few hundred keys, asked for each row of every result written
 def unit_of(key: str) -> str:
     if key == "per_token":
         return "FLOPs/token"

@@ -25,6 +25,7 @@ def results_csv(results: list[tuple[str, EstimateResult]]) -> str:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(COLUMNS)
     for name, result in results:
+        scenario = for_csv(name)
         for row in result_rows(result):
             value = row.value
             if value is None:
@@ -35,7 +36,8 @@ def results_csv(results: list[tuple[str, EstimateResult]]) -> str:
                 text = str(value)
             else:  # text: a warning, a method, a name
                 text = for_csv(value)
-            writer.writerow((for_csv(name), row.section, row.key, text, for_csv(row.unit)))
+            # Sections, keys and units are ftcost's own words (core/rows.py), never a file's.
+            writer.writerow((scenario, row.section, row.key, text, row.unit))
     return buf.getvalue()
 
 
