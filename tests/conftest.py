@@ -5,6 +5,18 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication exists
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Hypothesis profiles (issue 12). "default": quick local runs. "ci" (HYPOTHESIS_PROFILE=ci, set
+# by .ci/run): the whole-input-space property (tests/core/test_properties.py) runs 10,000
+# examples; each narrower property a share of that (tests/core/strategies.examples).
+settings.register_profile(
+    "default", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "ci", settings.get_profile("default"), max_examples=10_000, print_blob=True
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 @pytest.fixture(autouse=True)

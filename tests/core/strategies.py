@@ -27,6 +27,7 @@ import typing
 from collections.abc import Callable
 from typing import Any, Literal
 
+from hypothesis import settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
@@ -183,6 +184,11 @@ def input_docs() -> st.SearchStrategy[dict[str, Any]]:
     return st.binary(min_size=size, max_size=size).map(decode).map(repair)
 
 
+def section_docs(*section: str) -> st.SearchStrategy[dict[str, Any]]:
+    """The fields of one section (e.g. ``"objective"``), drawn as ``input_docs`` draws them."""
+    return input_docs().map(lambda doc: functools.reduce(dict.__getitem__, section, doc))
+
+
 def _validated(doc: dict[str, Any]) -> EstimateInputs | None:
     try:
         return EstimateInputs.model_validate(doc)
@@ -193,6 +199,22 @@ def _validated(doc: dict[str, Any]) -> EstimateInputs | None:
 def inputs_anywhere() -> st.SearchStrategy[EstimateInputs]:
     """Valid inputs from anywhere in the declared space."""
     return input_docs().map(_validated).filter(lambda x: x is not None)  # type: ignore[return-value]
+
+
+def replaced(inputs: EstimateInputs, **values: Any) -> EstimateInputs:
+    """A validated copy with fields replaced, by dotted path with ``__`` for the dots
+    (``hardware__gpu__memory_gib=80``)."""
+    doc = inputs.model_dump()
+    for key, value in values.items():
+        *path, name = key.split("__")
+        functools.reduce(dict.__getitem__, path, doc)[name] = value
+    return EstimateInputs.model_validate(doc)
+
+
+def examples(share: float, least: int = 50) -> int:
+    """A property's example count: ``share`` of the active profile's (tests/conftest.py: the
+    whole-input-space property runs the profile's full count, each narrower property a share)."""
+    return max(least, round(settings.default.max_examples * share))
 
 
 def numeric_fields() -> list[tuple[tuple[str, ...], type[BaseModel], str]]:

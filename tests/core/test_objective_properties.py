@@ -10,42 +10,17 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ftcost_gui.core import estimate
-from ftcost_gui.core.fields import FieldSpec, field_specs
-from ftcost_gui.core.objective import ObjectiveSpec
 
 from .helpers import gpu, make
+from .strategies import examples, section_docs
 
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-# Keep the numbers a float can hold when multiplied up (a run of 1e6 prompts × 4096 completions
-# × 1e6 tokens is 4e18 tokens: finite, but not a run anyone plans); the bounds themselves are
-# drawn too.
-PRACTICAL = {
-    "mean_prompt_tokens": 32_768.0,
-    "mean_completion_tokens": 32_768.0,
-    "prompts_per_step": 4096,
-    "completions_per_prompt": 64,
-}
-
-
-def _field(spec: FieldSpec) -> st.SearchStrategy:
-    if spec.kind == "choice":
-        return st.sampled_from(spec.choices)
-    if spec.kind == "bool":
-        return st.booleans()
-    lo = spec.minimum if spec.minimum is not None else 0.0
-    hi = PRACTICAL.get(spec.name, spec.maximum)
-    if spec.kind == "int":
-        return st.integers(int(lo), int(hi))
-    return st.floats(
-        lo, hi, exclude_min=spec.exclusive_min, exclude_max=spec.exclusive_max, allow_nan=False
-    )
-
-
-OBJECTIVE = st.fixed_dictionaries({s.name: _field(s) for s in field_specs(ObjectiveSpec)})
+SETTINGS = settings(max_examples=examples(0.1))
+# Every field of the section from its own metadata, bounds included (strategies.py).
+OBJECTIVE = section_docs("objective")
 SHAPES = st.sampled_from(["qwen2.5-0.5b", "llama-3.2-1b", "qwen3-30b-a3b"])
 METHODS = st.sampled_from(["full_amp_adamw", "lora", "qlora"])
 GPUS = st.sampled_from(["H100 SXM", "A100 80GB SXM", "L4"])
@@ -112,9 +87,8 @@ def _rl(objective):
 def test_more_completions_never_cost_less(objective, preset, method, gpu_name, more):
     ob = _rl(objective)
     a = run(preset, method, gpu_name, ob, **SAME_GPUS)
-    ob2 = {**ob, "completions_per_prompt": ob["completions_per_prompt"] + more}
+    ob2 = {**ob, "completions_per_prompt": min(ob["completions_per_prompt"] + more, 4096)}
     b = run(preset, method, gpu_name, ob2, **SAME_GPUS)
-    assume(a.memory.fits and b.memory.fits)
     assert b.cost.on_demand_usd >= a.cost.on_demand_usd * (1 - 1e-9)
 
 
@@ -125,7 +99,6 @@ def test_longer_completions_never_cost_less(objective, preset, method, gpu_name,
     a = run(preset, method, gpu_name, ob, **SAME_GPUS)
     ob2 = {**ob, "mean_completion_tokens": min(ob["mean_completion_tokens"] * factor, 1e6)}
     b = run(preset, method, gpu_name, ob2, **SAME_GPUS)
-    assume(a.memory.fits and b.memory.fits)
     assert b.cost.on_demand_usd >= a.cost.on_demand_usd * (1 - 1e-9)
 
 
@@ -135,8 +108,11 @@ def test_colocated_never_needs_fewer_gpus_than_the_trainer_alone(
     objective, preset, method, gpu_name
 ):
     ob = _rl(objective)
-    alone = run(preset, method, gpu_name, {**ob, "rollout_placement": "separate"})
-    colocated = run(preset, method, gpu_name, {**ob, "rollout_placement": "colocated"})
+    # Checkpointing fixed: under 'auto' the trainer alone may drop recomputation (more
+    # activations, so more GPUs) where the colocated engine's share keeps it on.
+    full = {"training__checkpointing": "full"}
+    alone = run(preset, method, gpu_name, {**ob, "rollout_placement": "separate"}, **full)
+    colocated = run(preset, method, gpu_name, {**ob, "rollout_placement": "colocated"}, **full)
     need_alone, need_colocated = alone.memory.gpus_needed, colocated.memory.gpus_needed
     if need_alone is None:
         assert need_colocated is None
