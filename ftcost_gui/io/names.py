@@ -10,6 +10,8 @@ Each output gets its own renderer; call the one for where the text goes:
   can neither inject a tag, a link or an image nor break a table cell.
 - ``for_csv``: the clean text with spreadsheet formula prefixes neutralised (OWASP "CSV
   Injection": a leading ``=``, ``+``, ``-``, ``@``, tab or CR is prefixed with ``'``).
+- ``for_link``: a file name as the target of a relative link (a Markdown image next to the
+  report): its bytes percent-encoded (RFC 3986), so it names exactly that file.
 
 All of them first replace lone surrogates (a non-UTF-8 file name decoded with surrogateescape)
 by U+FFFD, so writing the result as UTF-8 never raises.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import html
 import os
 import re
+import urllib.parse
 
 REPLACEMENT = "\ufffd"
 
@@ -78,6 +81,16 @@ def for_markdown(text: object) -> str:
     s = _MARKDOWN_BLOCK_START.sub(r"\1\\\2", s)
     s = _MARKDOWN_WWW.sub(r"\1\\.", s)
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def for_link(file_name: str | os.PathLike[str]) -> str:
+    """A file name as a relative link target (Markdown ``![alt](…)``, HTML ``src``).
+
+    The name's bytes as the file system holds them, percent-encoded (RFC 3986 §2.1): a space,
+    a parenthesis or a non-UTF-8 byte can neither break the link nor make the text unwritable
+    as UTF-8, and the link still opens that very file.
+    """
+    return urllib.parse.quote(os.fsencode(file_name), safe="")
 
 
 def _csv_flagged(text: str) -> bool:

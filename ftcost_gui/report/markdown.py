@@ -10,6 +10,7 @@ from .. import __version__
 from ..core.inputs import METHOD_LABELS, EstimateInputs
 from ..core.results import EstimateResult
 from ..io.atomic import atomic_write_bytes, atomic_write_text
+from ..io.names import for_link
 from ..io.names import for_markdown as md
 from ..present.blocks import md_table, to_markdown
 from ..present.explain import explain
@@ -67,7 +68,7 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
     for name in IMAGE_NAMES:
         if name in image_files:
             alt = image_titles(report)[name]
-            out.append(f"![{alt}]({image_files[name]})\n\n*{captions[name]}*\n")
+            out.append(f"![{alt}]({for_link(image_files[name])})\n\n*{captions[name]}*\n")
     out.append("## Inputs\n")
     irows = input_rows(report.document, list(report.results))
     out.append(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..core.series import Outcomes, document_series
+from ..io.atomic import atomic_write_bytes
 from .content import Report
 from .html import report_html, write_html
 from .markdown import write_markdown
@@ -80,7 +81,7 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
 def write_pdf(path: str | os.PathLike[str], report: Report, images: dict[str, bytes]) -> int:
     """Write the PDF; the number of pages."""
     ensure_qapp()
-    from PySide6.QtCore import QMarginsF, QSizeF, QUrl
+    from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QSizeF, QUrl
     from PySide6.QtGui import (
         QFont,
         QImage,
@@ -91,9 +92,12 @@ def write_pdf(path: str | os.PathLike[str], report: Report, images: dict[str, by
     )
 
     html = report_html(report, images, "pdf")
-    target = Path(path)
-    tmp = target.with_name(f".{target.name}.tmp")
-    writer = QPdfWriter(str(tmp))
+    # Into memory, then our atomic write: Qt would take the file name as a QString, which
+    # cannot hold a non-UTF-8 name's bytes (the PDF landed under another name and the temp
+    # stayed behind); atomic_write_bytes also sweeps a killed save's temps.
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
     writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
     writer.setPageMargins(
         QMarginsF(MARGIN_MM, MARGIN_MM, MARGIN_MM, MARGIN_MM), QPageLayout.Unit.Millimeter
@@ -111,15 +115,13 @@ def write_pdf(path: str | os.PathLike[str], report: Report, images: dict[str, by
     doc.setHtml(html)
     doc.setPageSize(QSizeF(writer.width(), writer.height()))
     pages = doc.pageCount()
-    try:
-        doc.print_(writer)
-        del writer  # flushes and closes the file
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    if not target.exists() or target.stat().st_size == 0:
-        raise OSError(f"could not write {target}")
+    doc.print_(writer)
+    del writer  # flushes
+    buffer.close()
+    data = bytes(buffer.data().data())
+    if not data:
+        raise OSError(f"could not render the PDF for {os.fsdecode(path)}")
+    atomic_write_bytes(path, data)
     return pages
 
 
