@@ -198,8 +198,10 @@ class ScenarioCostPlot(CostPlot):
         for item in (self.od_curve, self.spot_curve, self.marker):
             pi.removeItem(item)
         self.legend.clear()
-        self.curves: list[pg.PlotDataItem] = []
-        self.spot_curves: list[pg.PlotDataItem] = []
+        self.curves: list[pg.PlotDataItem] = []  # one per scenario, kept between calls
+        self.spot_curves: list[pg.PlotDataItem] = []  # the scenarios' that have a spot price
+        self._spot_items: list[pg.PlotDataItem | None] = []  # per scenario
+        self._drawn_as: list[tuple[object, object]] = []  # per scenario: (its curve, its look)
         self.markers = pg.ScatterPlotItem(size=10)
         pi.addItem(self.markers)
         self.spot_key = pi.plot([], [])
@@ -218,49 +220,95 @@ class ScenarioCostPlot(CostPlot):
         self.spot_key.setPen(pg.mkPen(theme.muted, width=1.5, style=Qt.PenStyle.DashLine))
         if self._series is not None:  # the ink-coloured curve follows the theme
             self._drawn = None
+            self._drawn_as = [(curve, None) for curve, _look in self._drawn_as]
             self.set_scenarios(self._series)
 
     def set_scenarios(self, series: ScenarioSeries) -> None:
-        """One curve per scenario; the same curves and points as last time draw nothing."""
+        """One curve per scenario; the same curves and points as last time draw nothing.
+
+        Curves and their legend entries are kept from one call to the next and changed in place
+        (issue 17): an edit of one scenario sets that scenario's data, and the pens and labels
+        of the scenarios whose name or selection changed; only a new or removed scenario adds
+        or removes items (each legend entry added lays the legend out again)."""
         key = (series.names, series.active, series.curves, series.now)
         if key == self._drawn:
             return
         self._drawn = key
         self._series = series
         names, active = series.names, series.active
-        pi = self.plot_item
-        for item in (*self.curves, *self.spot_curves):
-            pi.removeItem(item)
-        self.legend.clear()
-        self.curves, self.spot_curves = [], []
-        self.names = tuple(names)
+        n = len(names)
+        pi, legend = self.plot_item, self.legend
         self.x = np.array(series.curves[0].mfu_pct) if series.curves else np.array([])
-        self.ods, self.spots = [], []
-        spots_data = []
+        key_shown = bool(self.spot_curves)
+        if key_shown and n > len(self.curves):  # the key stays the last entry
+            legend.removeItem(self.spot_key)
+            key_shown = False
+        while len(self.curves) > n:
+            item = self.curves.pop()
+            legend.removeItem(item)
+            pi.removeItem(item)
+            self._drawn_as.pop()
+            spot_item = self._spot_items.pop()
+            if spot_item is not None:
+                pi.removeItem(spot_item)
+        ods, spots, spots_data = [], [], []
         ymax = 0.0
         for i, (name, curve, now) in enumerate(zip(names, series.curves, series.now, strict=True)):
             color = scenario_color(i, self.theme)
-            style = Qt.PenStyle.SolidLine if i < len(SCENARIO_COLORS) else Qt.PenStyle.DashDotLine
-            width = 3.2 if i == active else 2.0
-            od = np.array(curve.on_demand_usd)
-            spot = np.array(curve.spot_usd, dtype=float) if curve.spot_usd is not None else None
-            self.ods.append(od)
-            self.spots.append(spot)
             label = ("▶ " if i == active else "") + short_name(name, 28)
-            curve = pi.plot(self.x, od, pen=pg.mkPen(color, width=width, style=style), name=label)
-            self.curves.append(curve)
-            if spot is not None:
-                sc = pi.plot(
-                    self.x, spot, pen=pg.mkPen(color, width=1.4, style=Qt.PenStyle.DashLine)
+            look = (color, i == active, label)
+            if i == len(self.curves):  # a new scenario: a new curve and legend entry
+                item = pi.plot([], [], name=label)
+                self.curves.append(item)
+                self._drawn_as.append((None, None))
+                self._spot_items.append(None)
+            item = self.curves[i]
+            was_curve, was_look = self._drawn_as[i]
+            if curve is not was_curve and curve != was_curve:
+                od = np.array(curve.on_demand_usd)
+                spot = np.array(curve.spot_usd, dtype=float) if curve.spot_usd is not None else None
+                item.setData(self.x, od)
+                spot_item = self._spot_items[i]
+                if spot is None and spot_item is not None:
+                    pi.removeItem(spot_item)
+                    self._spot_items[i] = spot_item = None
+                elif spot is not None:
+                    if spot_item is None:
+                        spot_item = self._spot_items[i] = pi.plot([], [])
+                        was_look = None  # its pen too
+                    spot_item.setData(self.x, spot)
+            else:
+                od, spot = self.ods[i], self.spots[i]
+            if look != was_look:
+                style = (
+                    Qt.PenStyle.SolidLine if i < len(SCENARIO_COLORS) else Qt.PenStyle.DashDotLine
                 )
-                self.spot_curves.append(sc)
+                item.setPen(pg.mkPen(color, width=3.2 if i == active else 2.0, style=style))
+                if self._spot_items[i] is not None:
+                    self._spot_items[i].setPen(
+                        pg.mkPen(color, width=1.4, style=Qt.PenStyle.DashLine)
+                    )
+                if was_look is None or label != was_look[2]:
+                    item.opts["name"] = label
+                    entry = legend.getLabel(item)
+                    if entry is not None:
+                        entry.setText(label)
+            self._drawn_as[i] = (curve, look)
+            ods.append(od)
+            spots.append(spot)
+            if spot is not None:
                 ymax = max(ymax, float(spot.max()))
             spots_data.append(
                 {"pos": (now.mfu_pct, now.on_demand_usd), "brush": pg.mkBrush(color), "symbol": "o"}
             )
             ymax = max(ymax, float(od.max()), now.on_demand_usd)
-        if self.spot_curves:
-            self.legend.addItem(self.spot_key, "spot (dashed)")
+        self.ods, self.spots = ods, spots
+        self.names = tuple(names)
+        self.spot_curves = [c for c in self._spot_items if c is not None]
+        if self.spot_curves and not key_shown:
+            legend.addItem(self.spot_key, "spot (dashed)")
+        elif key_shown and not self.spot_curves:
+            legend.removeItem(self.spot_key)
         self.markers.setData(spots_data)
         mfus = [now.mfu_pct for now in series.now] or [40.0]
         xmin, xmax = min(8.0, min(mfus) - 2), max(62.0, max(mfus) + 2)

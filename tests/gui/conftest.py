@@ -74,3 +74,27 @@ def window(qtbot, article_000_first):
     w.show()
     qtbot.waitExposed(w)
     return w
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Every full estimate anywhere (each runs one ``plan``) and every memory-only step."""
+    import importlib
+
+    estimate_mod = importlib.import_module("ftcost_gui.core.estimate")
+    series_mod = importlib.import_module("ftcost_gui.core.series")
+    calls = {"plan": 0, "memory": 0}
+    plan, memory = estimate_mod.plan, series_mod.method_memory
+
+    def counting_plan(inputs):
+        calls["plan"] += 1
+        return plan(inputs)
+
+    def counting_memory(mi, counts):
+        calls["memory"] += 1
+        return memory(mi, counts)
+
+    for mod in (estimate_mod, series_mod):
+        monkeypatch.setattr(mod, "plan", counting_plan)
+    monkeypatch.setattr(series_mod, "method_memory", counting_memory)
+    return calls

@@ -2,32 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
-
-estimate_mod = importlib.import_module("ftcost_gui.core.estimate")
-series_mod = importlib.import_module("ftcost_gui.core.series")
-
-
-@pytest.fixture
-def counted(monkeypatch):
-    """Every full estimate anywhere (each runs one ``plan``) and every memory-only step."""
-    calls = {"plan": 0, "memory": 0}
-    plan, memory = estimate_mod.plan, series_mod.method_memory
-
-    def counting_plan(inputs):
-        calls["plan"] += 1
-        return plan(inputs)
-
-    def counting_memory(mi, counts):
-        calls["memory"] += 1
-        return memory(mi, counts)
-
-    for mod in (estimate_mod, series_mod):
-        monkeypatch.setattr(mod, "plan", counting_plan)
-    monkeypatch.setattr(series_mod, "method_memory", counting_memory)
-    return calls
 
 
 def _edit(window, section, name, value):

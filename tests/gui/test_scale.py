@@ -1,0 +1,114 @@
+"""Work per edit does not grow with the number of scenarios (issue 17): counted, never timed.
+
+One edit of the selected scenario, with 4 and with 40 scenarios, while the Compare tab or the
+'all scenarios' charts are on screen: the estimates run, the comparison tables built, the cells
+worded and the curves redrawn are counted. Before issue 17 the Compare table re-measured a whole
+row for every cell it filled (quadratic in scenarios) and the charts rebuilt every curve and
+legend entry on every edit.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from ftcost_gui.core.document import EstimateDocument, Scenario
+from ftcost_gui.gui import compare_view
+from ftcost_gui.present.tables import ComparisonTable
+
+SIZES = (4, 40)
+
+
+def _size_field(inputs) -> str:
+    """The data field that sets the run's size (the figures, curves included, follow it)."""
+    return "total_tokens" if inputs.data.mode == "tokens" else "num_examples"
+
+
+def _document(inputs, n: int) -> EstimateDocument:
+    """n scenarios that all differ in their figures (so none shares another's estimate)."""
+    field = _size_field(inputs)
+    size = getattr(inputs.data, field)
+    return EstimateDocument(
+        scenarios=tuple(
+            Scenario(name=f"S{i}", inputs=inputs.edited("data", **{field: size * (1 + i / 64)}))
+            for i in range(n)
+        )
+    )
+
+
+@pytest.fixture
+def work(monkeypatch, counted):
+    """Estimates (``counted``), comparison tables built, cells worded, curves given new data."""
+    tables, cell, set_data = (
+        compare_view.comparison_table,
+        ComparisonTable.cell,
+        pg.PlotDataItem.setData,
+    )
+
+    def counting_table(*args, **kwargs):
+        counted["tables"] += 1
+        return tables(*args, **kwargs)
+
+    def counting_cell(self, i, j):
+        counted["cells"] += 1
+        return cell(self, i, j)
+
+    def counting_set_data(self, *args, **kwargs):
+        counted["curves"] += 1
+        return set_data(self, *args, **kwargs)
+
+    counted.update(tables=0, cells=0, curves=0)
+    monkeypatch.setattr(compare_view, "comparison_table", counting_table)
+    monkeypatch.setattr(ComparisonTable, "cell", counting_cell)
+    monkeypatch.setattr(pg.PlotDataItem, "setData", counting_set_data)
+    return counted
+
+
+def _one_edit(window, work, factor: float) -> dict[str, int]:
+    """The selected scenario's size × factor, recomputed and painted; the work it took."""
+    for key in ("plan", "memory", "tables", "cells", "curves"):
+        work[key] = 0
+    inputs = window.store.inputs
+    field = _size_field(inputs)
+    assert window.store.set_field("data", field, getattr(inputs.data, field) * factor)
+    window.store.recompute_now()
+    QApplication.processEvents()  # the views paint: the cells on screen are worded now
+    return dict(work)
+
+
+def test_an_edit_with_the_compare_tab_on_screen_is_linear_in_scenarios(window, work):
+    per_size = {}
+    for n in SIZES:
+        window.store.set_document(_document(window.store.inputs, n))
+        window.results.show_tab(window.results.compare)
+        QApplication.processEvents()
+        per_size[n] = _one_edit(window, work, 1.37)
+        rows = len(window.results.compare.comparison.labels)
+        # One estimate (the edited scenario), one table; each metric cell worded at most once.
+        assert per_size[n]["plan"] == 1 and per_size[n]["tables"] == 1
+        assert 0 < per_size[n]["cells"] <= rows * n
+    # The cells worded grow with the scenarios at most linearly: each cell once, never a row
+    # per cell (40 scenarios × 10 times the cells of 4, not 100 times).
+    assert per_size[40]["cells"] <= 10 * per_size[4]["cells"]
+
+
+def test_an_edit_with_the_scenario_charts_on_screen_redraws_one_curve(window, work):
+    per_size = {}
+    for n in SIZES:
+        window.store.set_document(_document(window.store.inputs, n))
+        window.results.show_tab(window.charts)
+        window.charts.set_mode("scenarios")
+        QApplication.processEvents()
+        cost = window.charts.scenario_plots[1]
+        curves = list(cost.curves)
+        assert len(curves) == n
+        old = cost.ods[0]
+        per_size[n] = _one_edit(window, work, 1.37)
+        assert (cost.ods[0] > old).all()  # the edited scenario's curve was redrawn
+        assert cost.curves == curves  # the same items, changed in place
+        assert len(cost.legend.items) == n + (1 if cost.spot_curves else 0)
+    # One estimate; the edited scenario's curves (on-demand, spot) and the memory plot's two
+    # per-GPU mark lines get new data, whatever the number of scenarios.
+    assert per_size[4] == per_size[40]
+    assert per_size[4]["plan"] == 1 and per_size[4]["curves"] <= 4
