@@ -2,6 +2,11 @@
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_scale.py [--rows 5000]
 
+Scenarios (issue 17): a document of 200 and 1,000 scenarios that all differ, generated here. One
+edit of the selected scenario with the Compare tab on screen, and with the "All scenarios" charts
+on screen; opening those charts; beside them the same edit in a one-scenario document (the bare
+window: forms, headline, by-method plots), measured in the same run, and the ratio.
+
 "Which GPU" with a large user catalog (issue 17), generated here in a temporary config folder:
 
 - ``offers``: what a real 5,000-row catalog is, every built-in GPU rented from many providers,
@@ -178,18 +183,109 @@ def which_gpu(catalog, repeats: int) -> None:
     store.set_active(None)
 
 
+def _scaled(field: str, value: float, factor: float) -> float | int:
+    v = value * factor
+    return round(v) if field == "num_examples" else v
+
+
+def scenario_document(inputs, n: int):
+    """n scenarios that all differ in their figures (none shares another's estimate)."""
+    from ftcost_gui.core.document import EstimateDocument, Scenario
+
+    field = "total_tokens" if inputs.data.mode == "tokens" else "num_examples"
+    size = getattr(inputs.data, field)
+    return field, EstimateDocument(
+        scenarios=tuple(
+            Scenario(
+                name=f"Scenario {i + 1}",
+                inputs=inputs.edited("data", **{field: _scaled(field, size, 1 + i / 997)}),
+            )
+            for i in range(n)
+        )
+    )
+
+
+def scenarios(sizes: list[int], repeats: int) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from ftcost_gui.core.document import EstimateDocument
+    from ftcost_gui.gui.app import build_window
+
+    app = QApplication.instance() or QApplication([])
+    w = build_window(build_plots_now=True)
+    w.resize(1600, 1000)
+    w.show()
+    app.processEvents()
+    base = w.store.inputs
+    factor = iter(1.0 + i / 9973 for i in range(1, 100_000))
+
+    def edit(field: str) -> float:
+        inputs = w.store.inputs
+        t = time.perf_counter()
+        w.store.set_field("data", field, _scaled(field, getattr(inputs.data, field), next(factor)))
+        w.store.recompute_now()
+        app.processEvents()  # painted
+        return (time.perf_counter() - t) * 1e3
+
+    def median_edit(field: str) -> float:
+        return statistics.median(edit(field) for _ in range(repeats))
+
+    print("\n## Scenarios: one edit of the selected scenario (painted), medians")
+    field, _ = scenario_document(base, 1)
+    w.store.set_document(EstimateDocument.single(base))
+    w.results.show_tab(w.charts)
+    w.charts.set_mode("method")
+    app.processEvents()
+    bare = median_edit(field)
+    _line("bare window (1 scenario, by method)", bare)
+    for n in sizes:
+        field, doc = scenario_document(base, n)
+        w.store.set_document(doc)
+        w.results.show_tab(w.results.compare)
+        app.processEvents()
+        ms = median_edit(field)
+        _line(f"{n:,} scenarios, Compare tab", ms, extra=f"   ratio {ms / bare:.1f}× bare")
+        w.results.show_tab(w.charts)
+        w.charts.set_mode("method")
+        app.processEvents()
+        t = time.perf_counter()
+        w.charts.set_mode("scenarios")
+        app.processEvents()
+        opened = (time.perf_counter() - t) * 1e3
+        _line(
+            f"{n:,} scenarios, open 'All scenarios'", opened, extra=f"   ratio {opened / bare:.1f}×"
+        )
+        ms = median_edit(field)
+        _line(
+            f"{n:,} scenarios, 'All scenarios' charts", ms, extra=f"   ratio {ms / bare:.1f}× bare"
+        )
+        w.charts.set_mode("method")
+    w.store.set_dirty(False)
+    w.close()
+    w.deleteLater()
+    app.processEvents()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--scenarios", default="200,1000", help="sizes, comma-separated")
+    parser.add_argument("--only", choices=("scenarios", "offers", "distinct"), default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as cfg:
         os.environ["FTCOST_CONFIG_DIR"] = cfg
         print(
-            f"# bench_scale: Which GPU with {args.rows:,}-row catalogs (python {sys.version[:6]})"
+            f"# bench_scale: scenarios, Which GPU with {args.rows:,}-row catalogs "
+            f"(python {sys.version[:6]})"
         )
-        which_gpu(offers_catalog(args.rows), args.repeats)
-        which_gpu(distinct_catalog(args.rows), args.repeats)
+        if args.only in (None, "scenarios"):
+            sizes = [int(x) for x in args.scenarios.split(",") if x]
+            scenarios(sizes, args.repeats)
+        if args.only in (None, "offers"):
+            which_gpu(offers_catalog(args.rows), args.repeats)
+        if args.only in (None, "distinct"):
+            which_gpu(distinct_catalog(args.rows), args.repeats)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ Subclasses of the single-scenario plots, so they share axes, band, legend, hover
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 import pyqtgraph as pg
@@ -34,6 +35,21 @@ SCENARIO_COLORS = (
     INK,
     "#999933",
 )
+
+
+@contextmanager
+def _legend_laid_out_once(legend: pg.LegendItem) -> Iterator[None]:
+    """Entries added or removed inside are laid out once at the end (none added or removed: not
+    at all): pyqtgraph's legend lays itself out again after each entry, which made opening 200
+    scenarios' curves take seconds (quadratic)."""
+    asked: list[bool] = []
+    legend.updateSize = lambda: asked.append(True)  # the instance's attribute hides the method
+    try:
+        yield
+    finally:
+        del legend.updateSize
+        if asked:
+            legend.updateSize()
 
 
 def scenario_color(i: int, theme: Theme | None = None) -> str:
@@ -235,6 +251,10 @@ class ScenarioCostPlot(CostPlot):
             return
         self._drawn = key
         self._series = series
+        with _legend_laid_out_once(self.legend):
+            self._set_curves(series)
+
+    def _set_curves(self, series: ScenarioSeries) -> None:
         names, active = series.names, series.active
         n = len(names)
         pi, legend = self.plot_item, self.legend
@@ -258,7 +278,8 @@ class ScenarioCostPlot(CostPlot):
             label = ("▶ " if i == active else "") + short_name(name, 28)
             look = (color, i == active, label)
             if i == len(self.curves):  # a new scenario: a new curve and legend entry
-                item = pi.plot([], [], name=label)
+                item = pi.plot([], [])
+                legend.addItem(item, label)
                 self.curves.append(item)
                 self._drawn_as.append((None, None))
                 self._spot_items.append(None)

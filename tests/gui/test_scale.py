@@ -25,13 +25,20 @@ def _size_field(inputs) -> str:
     return "total_tokens" if inputs.data.mode == "tokens" else "num_examples"
 
 
+def _times(field: str, value: float, factor: float) -> float:
+    return round(value * factor) if field == "num_examples" else value * factor
+
+
 def _document(inputs, n: int) -> EstimateDocument:
     """n scenarios that all differ in their figures (so none shares another's estimate)."""
     field = _size_field(inputs)
     size = getattr(inputs.data, field)
     return EstimateDocument(
         scenarios=tuple(
-            Scenario(name=f"S{i}", inputs=inputs.edited("data", **{field: size * (1 + i / 64)}))
+            Scenario(
+                name=f"S{i}",
+                inputs=inputs.edited("data", **{field: _times(field, size, 1 + i / 64)}),
+            )
             for i in range(n)
         )
     )
@@ -71,7 +78,7 @@ def _one_edit(window, work, factor: float) -> dict[str, int]:
         work[key] = 0
     inputs = window.store.inputs
     field = _size_field(inputs)
-    assert window.store.set_field("data", field, getattr(inputs.data, field) * factor)
+    assert window.store.set_field("data", field, _times(field, getattr(inputs.data, field), factor))
     window.store.recompute_now()
     QApplication.processEvents()  # the views paint: the cells on screen are worded now
     return dict(work)
