@@ -210,7 +210,7 @@ def test_large_catalog_is_compared_in_slices(window, qtbot):
     n = len(ui.service.offers)
     assert n == 36 + 150
     # The first slice: the 36 built-in GPUs come first, each a plan and a row.
-    first = -(-which_gpu_tab.SLICE_UNITS // (PLAN_UNITS + 1))
+    first = -(-which_gpu_tab.FIRST_SLICE_UNITS // (PLAN_UNITS + 1))
     assert first < 36
     assert f"Comparing 186 GPUs for these settings… {first} done" in view.summary.text()
     qtbot.waitUntil(lambda: not ui.which_gpu.stale, timeout=5000)
