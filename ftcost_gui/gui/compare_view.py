@@ -107,6 +107,19 @@ class TwoLineDelegate(QStyledItemDelegate):
         painter.restore()
 
 
+def row_heights(font: QFont, metrics: int, deltas: bool) -> list[int]:
+    """The table's row heights as ``TwoLineDelegate`` draws them: 'fits' on one line; each
+    metric's value, bold where best, over its delta when there are several scenarios."""
+    bold = QFont(font)
+    bold.setBold(True)
+    delta = QFont(font)
+    delta.setPointSizeF(max(6.0, font.pointSizeF() * 0.88))
+    value_h = max(QFontMetrics(font).height(), QFontMetrics(bold).height())
+    one = value_h + PAD
+    two = value_h + (QFontMetrics(delta).height() if deltas else 0) + PAD
+    return [one, *([two] * metrics)]
+
+
 ANY_INDEX = QModelIndex | QPersistentModelIndex
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
@@ -259,8 +272,11 @@ class ComparisonView(QWidget):
         self.table.setWordWrap(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         rows = self.table.verticalHeader()
-        rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        rows.setResizeContentsPrecision(0)  # a row's height from the columns on screen
+        # Rows of known heights (one line, or value + delta: ``row_heights``), set when the
+        # table's shape or font changes: an edit measures no cell (ResizeToContents asked the
+        # delegate for every cell on screen, twice, on every edit).
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self._heights_for: tuple[object, ...] = ()
         self.table.verticalHeader().setDefaultAlignment(
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
         )
@@ -347,6 +363,17 @@ class ComparisonView(QWidget):
         best_bg = self.best_background()
         self.model.set_colours(best_bg, QColor(readable(self._theme().bad, best_bg)))
         self.model.set_table(t)
+        self._size_rows(t)
+
+    def _size_rows(self, t: ComparisonTable) -> None:
+        font = self.table.font()
+        key = (len(t.labels), len(t.names) > 1, font.key())
+        if key == self._heights_for:
+            return
+        self._heights_for = key
+        header = self.table.verticalHeader()
+        for row, height in enumerate(row_heights(font, len(t.labels), len(t.names) > 1)):
+            header.resizeSection(row, max(height, header.minimumSectionSize()))
 
     # --- read back (tests, copy) ------------------------------------------------------------------
     def cell(self, row: int, column: int) -> tuple[str, bool]:
