@@ -47,6 +47,29 @@ from .time_cost import (
 from .tokens import count_flops
 from .units import fmt_gib
 
+_MEMORY_MEMO: list[tuple[tuple[MemoryInputs, ParamCounts, Adapters], MemoryStep, list[str]]] = []
+_MEMO_SIZE = 4  # auto checkpointing: both settings, and the count rented (issue 17)
+
+
+def _memory(
+    mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, warnings: list[str]
+) -> MemoryStep:
+    """``memory_per_gpu``, remembered for the last few inputs it was given (equal inputs, equal
+    step and warnings): an edit that leaves memory alone (MFU, prices, data size, overheads…)
+    plans without computing it again. Comparing costs little: the window's edits keep the
+    sections they did not change as the same objects."""
+    key = (mi, counts, adapters)
+    for known, step, told in _MEMORY_MEMO:
+        if known == key:
+            warnings += told
+            return step
+    told = []
+    step = memory_per_gpu(mi, counts, adapters, told)
+    warnings += told
+    _MEMORY_MEMO.insert(0, (key, step, told))
+    del _MEMORY_MEMO[_MEMO_SIZE:]
+    return step
+
 
 def _memory_step(
     mi: MemoryInputs, ckpt: bool, num_gpus: int | None, counts: ParamCounts,
@@ -57,7 +80,7 @@ def _memory_step(
     if num_gpus is not None:
         update.update(auto_gpu_count=False, num_gpus=num_gpus)
     training = mi.training.model_copy(update=update)
-    return memory_per_gpu(replace(mi, training=training), counts, adapters, warnings)
+    return _memory(replace(mi, training=training), counts, adapters, warnings)
 
 
 def _option(ckpt: bool, step: MemoryStep, inputs: EstimateInputs, node: int) -> Option:
@@ -186,7 +209,7 @@ def plan(inputs: EstimateInputs) -> Plan:
             )  # fmt: skip
     else:
         ckpt = tr.checkpointing == "full"
-        step = memory_per_gpu(mi, counts, adapters, warnings)
+        step = _memory(mi, counts, adapters, warnings)
         chosen = _layout(
             inputs, counts, adapters, tokens, ckpt, step, mi, node, checkpoint, "as set",
             warnings, shape,
