@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from . import alignment, rollout
 from .alignment import RlShape
-from .architecture import ParamCounts, effective_counts
+from .architecture import ModelSpec, ParamCounts, effective_counts
 from .checks import measured_mfu, simple_rules, step_check
 from .comm import comm_plan, default_overlap, link_for
 from .inputs import EstimateInputs
@@ -47,23 +47,34 @@ from .time_cost import (
 from .tokens import count_flops
 from .units import fmt_gib
 
-_MEMORY_MEMO: list[tuple[tuple[MemoryInputs, ParamCounts, Adapters], MemoryStep, list[str]]] = []
+_Memo = list[tuple[tuple[object, ...], MemoryStep, list[str]]]
+_MEMORY_MEMO: _Memo = []
 _MEMO_SIZE = 4  # auto checkpointing: both settings, and the count rented (issue 17)
+_COUNTS_MEMO: list[tuple[ModelSpec, ParamCounts]] = []
 
 
-def _memory(
-    mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, warnings: list[str]
-) -> MemoryStep:
-    """``memory_per_gpu``, remembered for the last few inputs it was given (equal inputs, equal
-    step and warnings): an edit that leaves memory alone (MFU, prices, data size, overheads…)
-    plans without computing it again. Comparing costs little: the window's edits keep the
-    sections they did not change as the same objects."""
-    key = (mi, counts, adapters)
-    for known, step, told in _MEMORY_MEMO:
+def _memory_step(
+    mi: MemoryInputs, ckpt: bool | None, num_gpus: int | None, counts: ParamCounts,
+    adapters: Adapters, warnings: list[str],
+) -> MemoryStep:  # fmt: skip
+    """Memory with checkpointing resolved (None: as the inputs set it) and, given ``num_gpus``,
+    on that many GPUs.
+
+    Remembered for the last few inputs (equal inputs: the same step and warnings), so that an
+    edit that leaves memory alone (MFU, prices, data size, overheads…) plans without computing
+    it again. Comparing costs little: the window's edits keep the sections they did not change
+    as the same objects (tests/core/test_estimate_memo.py)."""
+    key = (mi, ckpt, num_gpus, counts, adapters)
+    for known, step, remembered in _MEMORY_MEMO:
         if known == key:
-            warnings += told
+            warnings += remembered
             return step
-    told = []
+    if ckpt is not None:
+        update: dict[str, object] = {"checkpointing": "full" if ckpt else "none"}
+        if num_gpus is not None:
+            update.update(auto_gpu_count=False, num_gpus=num_gpus)
+        mi = replace(mi, training=mi.training.model_copy(update=update))
+    told: list[str] = []
     step = memory_per_gpu(mi, counts, adapters, told)
     warnings += told
     _MEMORY_MEMO.insert(0, (key, step, told))
@@ -71,16 +82,15 @@ def _memory(
     return step
 
 
-def _memory_step(
-    mi: MemoryInputs, ckpt: bool, num_gpus: int | None, counts: ParamCounts,
-    adapters: Adapters, warnings: list[str],
-) -> MemoryStep:  # fmt: skip
-    """Memory with checkpointing resolved (and, given ``num_gpus``, on that many GPUs)."""
-    update: dict[str, object] = {"checkpointing": "full" if ckpt else "none"}
-    if num_gpus is not None:
-        update.update(auto_gpu_count=False, num_gpus=num_gpus)
-    training = mi.training.model_copy(update=update)
-    return _memory(replace(mi, training=training), counts, adapters, warnings)
+def _counts(m: ModelSpec) -> ParamCounts:
+    """``effective_counts``, remembered for the last few models (equal model, equal counts)."""
+    for known, counts in _COUNTS_MEMO:
+        if known == m:
+            return counts
+    counts = effective_counts(m)
+    _COUNTS_MEMO.insert(0, (m, counts))
+    del _COUNTS_MEMO[_MEMO_SIZE:]
+    return counts
 
 
 def _option(ckpt: bool, step: MemoryStep, inputs: EstimateInputs, node: int) -> Option:
@@ -174,7 +184,7 @@ def plan(inputs: EstimateInputs) -> Plan:
     """Parameters, tokens, FLOPs, memory and GPUs, and the MFU-free part of the time."""
     m, tr, hw, gpu = inputs.model, inputs.training, inputs.hardware, inputs.hardware.gpu
     warnings: list[str] = []
-    counts = effective_counts(m)
+    counts = _counts(m)
     full = RECIPES[tr.method].full
     adapters = NO_ADAPTERS if full else lora_adapters(m, counts, tr)
     tokens = alignment.objective_tokens(inputs, warnings)
@@ -209,7 +219,7 @@ def plan(inputs: EstimateInputs) -> Plan:
             )  # fmt: skip
     else:
         ckpt = tr.checkpointing == "full"
-        step = _memory(mi, counts, adapters, warnings)
+        step = _memory_step(mi, None, None, counts, adapters, warnings)
         chosen = _layout(
             inputs, counts, adapters, tokens, ckpt, step, mi, node, checkpoint, "as set",
             warnings, shape,
