@@ -38,18 +38,20 @@ SCENARIO_COLORS = (
 
 
 @contextmanager
-def _legend_laid_out_once(legend: pg.LegendItem) -> Iterator[None]:
-    """Entries added or removed inside are laid out once at the end (none added or removed: not
-    at all): pyqtgraph's legend lays itself out again after each entry, which made opening 200
-    scenarios' curves take seconds (quadratic)."""
+def _once(obj: object, method: str) -> Iterator[None]:
+    """Calls of ``obj.method()`` inside run once at the end (none asked: not at all).
+
+    pyqtgraph lays the legend out again after each entry added (``LegendItem.updateSize``) and
+    lists every curve again after each curve added (``PlotItem.updateParamList``): quadratic in
+    the curves added at once, which made opening 200 scenarios' charts take seconds."""
     asked: list[bool] = []
-    legend.updateSize = lambda: asked.append(True)  # the instance's attribute hides the method
+    setattr(obj, method, lambda: asked.append(True))  # the instance's attribute hides the method
     try:
         yield
     finally:
-        del legend.updateSize
+        delattr(obj, method)
         if asked:
-            legend.updateSize()
+            getattr(obj, method)()
 
 
 def scenario_color(i: int, theme: Theme | None = None) -> str:
@@ -236,7 +238,8 @@ class ScenarioCostPlot(CostPlot):
         self.spot_key.setPen(pg.mkPen(theme.muted, width=1.5, style=Qt.PenStyle.DashLine))
         if self._series is not None:  # the ink-coloured curve follows the theme
             self._drawn = None
-            self._drawn_as = [(curve, None) for curve, _look in self._drawn_as]
+            # Pens again (the ink follows the theme); the legend's labels stay as they are.
+            self._drawn_as = [(c, (None, None, look and look[2])) for c, look in self._drawn_as]
             self.set_scenarios(self._series)
 
     def set_scenarios(self, series: ScenarioSeries) -> None:
@@ -251,7 +254,7 @@ class ScenarioCostPlot(CostPlot):
             return
         self._drawn = key
         self._series = series
-        with _legend_laid_out_once(self.legend):
+        with _once(self.legend, "updateSize"), _once(self.plot_item, "updateParamList"):
             self._set_curves(series)
 
     def _set_curves(self, series: ScenarioSeries) -> None:
@@ -279,9 +282,10 @@ class ScenarioCostPlot(CostPlot):
             look = (color, i == active, label)
             if i == len(self.curves):  # a new scenario: a new curve and legend entry
                 item = pi.plot([], [])
+                item.opts["name"] = label
                 legend.addItem(item, label)
                 self.curves.append(item)
-                self._drawn_as.append((None, None))
+                self._drawn_as.append((None, (None, None, label)))
                 self._spot_items.append(None)
             item = self.curves[i]
             was_curve, was_look = self._drawn_as[i]
@@ -296,7 +300,7 @@ class ScenarioCostPlot(CostPlot):
                 elif spot is not None:
                     if spot_item is None:
                         spot_item = self._spot_items[i] = pi.plot([], [])
-                        was_look = None  # its pen too
+                        was_look = (None, None, was_look and was_look[2])  # its pen too
                     spot_item.setData(self.x, spot)
             else:
                 od, spot = self.ods[i], self.spots[i]
@@ -309,7 +313,7 @@ class ScenarioCostPlot(CostPlot):
                     self._spot_items[i].setPen(
                         pg.mkPen(color, width=1.4, style=Qt.PenStyle.DashLine)
                     )
-                if was_look is None or label != was_look[2]:
+                if was_look is None or label != was_look[2]:  # renamed, or (un)selected
                     item.opts["name"] = label
                     entry = legend.getLabel(item)
                     if entry is not None:
