@@ -19,7 +19,7 @@ from .architecture import ModelSpec, ParamCounts, effective_counts
 from .checks import measured_mfu, simple_rules, step_check
 from .comm import comm_plan, default_overlap, link_for
 from .inputs import EstimateInputs
-from .layout import Option, choose_checkpointing, memory_status, rented
+from .layout import Option, Rented, choose_checkpointing, memory_status, rented, rollout_rented
 from .memory import ADAPTER_WEIGHT_BYTES, RECIPES, base_weight_bytes
 from .memory_step import MemoryInputs, MemoryStep, memory_per_gpu
 from .params import NO_ADAPTERS, Adapters, lora_adapters, param_summary
@@ -31,6 +31,7 @@ from .results import (
     build,
 )
 from .rl_summary import alignment_summary
+from .rollout import Engines
 from .throughput import choose_mfu, default_mfu
 from .time_cost import (
     Checkpoint,
@@ -170,7 +171,7 @@ def _layout(
         time = plan_time(
             inputs, counts, flops.total_flops, tokens.tokens_processed, tokens_mb * tr.grad_accum,
             (n, rent.gpus, node), comm, mfu, checkpoint,
-            (ev, rl_gen, engines.extra_gpus if engines else 0),
+            (ev, rl_gen, _rollout_billed(n, rent, engines, inputs)),
         )  # fmt: skip
     b = step.breakdown
     near = memory_status(b.fits, b.headroom_bytes, b.usable_bytes, hw.near_limit_fraction)
@@ -178,6 +179,14 @@ def _layout(
         ckpt, step, near == "near_limit", b.gpus_needed, rent, flops, time, reason,
         policy_flops, extra, engines,
     )  # fmt: skip
+
+
+def _rollout_billed(n: int, rent: Rented, engines: Engines | None, inputs: EstimateInputs) -> int:
+    """Rollout GPUs billed beside the trainer's: whole nodes count them too (core/layout.py)."""
+    if engines is None:
+        return 0
+    hw = inputs.hardware
+    return rollout_rented(n, rent, engines.extra_gpus, hw.gpu.rent_unit_gpus, hw.rent_whole_units)
 
 
 def plan(inputs: EstimateInputs) -> Plan:
@@ -249,6 +258,7 @@ def _layout_summary(p: Plan, alt_rt: RunTime | None) -> LayoutSummary:
         node_size=lay.rent.node_size,
         rent_unit_gpus=hw.gpu.rent_unit_gpus,
         rounded_up=lay.rent.rounded,
+        rollout_rented_gpus=p.time.extra_gpus,
         checkpointing_mode=inputs.training.checkpointing,
         checkpointing=lay.checkpointing,
         checkpointing_reason=lay.reason,

@@ -35,6 +35,19 @@ def rented(needed: int, node_size: int, unit: int, whole_units: bool) -> Rented:
     return Rented(gpus, math.ceil(gpus / node_size), node_size, gpus > needed)
 
 
+def rollout_rented(n_train: int, trainer: Rented, rollout_gpus: int, unit: int, whole: bool) -> int:
+    """GPUs billed for rollout engines on their own GPUs, beyond the trainer's rented ones.
+
+    The job holds ``n_train + rollout_gpus`` GPUs; renting rounds that total (``rented``), so a
+    rented GPU the trainer leaves idle hosts a rollout engine first, and rollouts that spill past
+    a node rent a whole one. Without whole units the rollout GPUs are billed as they are.
+    """
+    if rollout_gpus == 0 or not whole:
+        return rollout_gpus
+    total = rented(n_train + rollout_gpus, trainer.node_size, unit, True).gpus
+    return max(0, total - trainer.gpus)
+
+
 class Option(NamedTuple):
     """One way to run: with or without checkpointing."""
 

@@ -331,6 +331,9 @@ class LayoutSummary(BaseModel):
     node_size: int  # GPUs per node used for the layout (the GPU's, or the user's)
     rent_unit_gpus: int
     rounded_up: bool  # more GPUs rented than needed
+    # GPUs billed for rollout engines beside the trainer's (separate placement): whole-node
+    # renting rounds trainer + rollout GPUs together (core/layout.rollout_rented).
+    rollout_rented_gpus: int
     checkpointing_mode: str  # what was asked: "auto", "full" or "none"
     checkpointing: bool  # whether the run recomputes
     checkpointing_reason: str  # why, for "auto"

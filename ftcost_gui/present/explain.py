@@ -46,11 +46,6 @@ RECIPE_TEXTS = {
 }
 
 
-def _held_gpus(r: EstimateResult) -> str:
-    extra = r.alignment.rollout_gpus
-    return f"({r.time.num_gpus} + {extra} rollout)" if extra else f"{r.time.num_gpus}"
-
-
 def _is_full(inputs: EstimateInputs) -> bool:
     return inputs.training.method.startswith("full")
 

@@ -25,6 +25,12 @@ FRACTION_SOURCES = {
 }
 
 
+def _held_gpus(r: EstimateResult) -> str:
+    """The GPUs held: the trainer's rented ones, plus any rented for rollouts beside them."""
+    t, extra = r.time, r.layout.rollout_rented_gpus
+    return f"({t.rented_gpus} + {extra} rollout) rented" if extra else f"{t.rented_gpus} rented"
+
+
 def padding_blocks(inputs: EstimateInputs, r: EstimateResult) -> tuple[Block, ...]:
     """The useful-token fraction of the batching rule (core/lengths.py)."""
     d, t, b = inputs.data, r.tokens, inputs.training.micro_batch
@@ -167,7 +173,7 @@ def time_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
             formula(
                 f"held wall-clock = {held} = ",
                 Bold(fmt_hours(t.held_wall_s / 3600)),
-                f"; held GPU-hours = {t.rented_gpus} rented × {t.held_wall_s / 3600:.2f} h = "
+                f"; held GPU-hours = {_held_gpus(r)} × {t.held_wall_s / 3600:.2f} h = "
                 f"{t.held_gpu_hours:,.1f}",
                 Ref("article 001 §GPUs held, not GPUs computing"),
             ),

@@ -12,7 +12,13 @@ from ..io.names import plain
 from .objective import objective_label_rows
 from .sections import spot_advice
 from .text import sci
-from .time_texts import MEMORY_STATUS_TEXTS, checkpointing_text, gpus_text, mfu_text
+from .time_texts import (
+    MEMORY_STATUS_TEXTS,
+    checkpointing_text,
+    gpus_text,
+    mfu_text,
+    rollout_gpus_text,
+)
 
 
 def objective_rows(r: EstimateResult) -> list[tuple[str, str, str]]:
@@ -55,7 +61,7 @@ def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple
         ),
         "gpus": (
             (f"{lay.rented_gpus} rented" if lay.rounded_up else f"{t.num_gpus} used")
-            + (f" + {r.alignment.rollout_gpus} rollout" if r.alignment.rollout_gpus else ""),
+            + rollout_gpus_text(r.alignment.rollout_gpus, lay),
             f"{gpus_detail} · {t.nodes} node{'s' if t.nodes != 1 else ''} of {lay.node_size}",
             "GPUs needed: the fewest whose per-GPU memory fits with the chosen sharding, rounded "
             "up to what can be rented (the GPU's rental unit; whole nodes beyond one), all "

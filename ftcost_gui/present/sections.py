@@ -14,7 +14,13 @@ from ..core.units import SECONDS_PER_HOUR, fmt_flops, fmt_gb, fmt_gib, fmt_hours
 from ..io.names import plain
 from .objective import objective_label_rows
 from .text import fmt_cost, fmt_count
-from .time_texts import checkpointing_text, gpus_text, memory_status_text, mfu_text
+from .time_texts import (
+    checkpointing_text,
+    gpus_text,
+    memory_status_text,
+    mfu_text,
+    rollout_gpus_text,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,8 +126,7 @@ def _flops(r: EstimateResult) -> Section:
 
 
 def _rollout_gpus(r: EstimateResult) -> str:
-    n = r.alignment.rollout_gpus
-    return f" + {n} rollout GPU{'s' if n != 1 else ''}" if n else ""
+    return rollout_gpus_text(r.alignment.rollout_gpus, r.layout, noun=True)
 
 
 def _held_parts(r: EstimateResult) -> str:

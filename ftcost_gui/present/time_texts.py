@@ -31,6 +31,21 @@ def gpus_text(layout: LayoutSummary) -> str:
     return f"{needed} needed → {layout.rented_gpus} rented ({how})"
 
 
+def rollout_gpus_text(rollout_gpus: int, layout: LayoutSummary, noun: bool = False) -> str:
+    """' + 2 rollout', or what renting made of them: ' + 8 rented for 2 rollout' when they spill
+    into another whole node, ', 2 of them for rollouts' when spare rented GPUs host them.
+    ``noun`` adds 'GPU(s)' after 'rollout' for a line that stands alone (the CLI)."""
+    billed = layout.rollout_rented_gpus
+    if not rollout_gpus:
+        return ""
+    what = f"rollout GPU{'s' if rollout_gpus != 1 else ''}" if noun else "rollout"
+    if billed == rollout_gpus:
+        return f" + {rollout_gpus} {what}"
+    if billed == 0:
+        return f", {rollout_gpus} of them for rollouts"
+    return f" + {billed} rented for {rollout_gpus} {what}"
+
+
 def _delta_usd(delta: float) -> str:
     return f"+{fmt_usd(delta)}" if delta >= 0 else f"−{fmt_usd(-delta)}"
 
