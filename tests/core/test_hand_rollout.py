@@ -100,8 +100,12 @@ def test_separate_rollout_engines(s, rollout_gpus):
     assert a.generation_mfu == pytest.approx(
         generated * 2 * s.matmul / (a.generation_s_per_step * PEAK * gen_gpus), rel=1e-6
     )
-    # The job holds the rollout GPUs beside the trainer's: they are billed.
-    assert r.time.held_gpu_hours == pytest.approx((4 + a.rollout_gpus) * r.time.held_wall_s / 3600)
+    # The job holds the rollout GPUs beside the trainer's: they are billed, and renting rounds the
+    # job's GPUs (4 trainer + rollout) to whole 8-GPU nodes past one node (core/layout.py).
+    job = 4 + a.rollout_gpus
+    held = job if job <= 8 else math.ceil(job / 8) * 8  # Mixtral: 4 + 8 = 12 → 2 nodes = 16
+    assert r.layout.rollout_rented_gpus == held - 4
+    assert r.time.held_gpu_hours == pytest.approx(held * r.time.held_wall_s / 3600)
 
 
 @pytest.mark.parametrize("s", [LLAMA31_8B, MIXTRAL])
