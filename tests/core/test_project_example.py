@@ -61,7 +61,7 @@ def test_stage_sums_by_hand():
     gpu_hours, gen_hours, usd = [], [], []
     for r in results:
         runs = r.project.runs
-        gpus = r.time.rented_gpus + r.alignment.rollout_gpus
+        gpus = r.time.rented_gpus + r.layout.rollout_rented_gpus  # rollouts rented beside
         gpu_hours.append(runs * gpus * r.time.held_wall_s / 3600)
         gen_hours.append(runs * gpus * (r.time.eval_s + r.time.rl_generation_s) / 3600)
         usd.append(runs * r.cost.on_demand_usd)
