@@ -5,6 +5,7 @@
     python tools/mutation.py ftcost_gui/core/memory.py ftcost_gui/io/names.py   # some modules
     python tools/mutation.py core --ref 552ce58   # the layer as it was at a commit
     python tools/mutation.py core --recheck       # also re-run the survivors of the last run
+    python tools/mutation.py core --sample 20     # 1 mutant in 20 (resumes an interrupted run)
     python tools/mutation.py core --report        # summarise the last run (no new run)
 
 Each layer runs in its own scratch copy of the repository (`.mutation/<layer>[@ref]/`,
@@ -179,9 +180,17 @@ def run(
         code = GENERATE.format(jobs=jobs)
         subprocess.run([sys.executable, "-c", code], cwd=work, env=env, check=True,
                        stdout=subprocess.DEVNULL)  # fmt: skip
-        names = sampled(list(all_verdicts(work)), sample)
-        print(f"mutation: {layer}: {len(names)} mutants sampled (1 in {sample})", flush=True)
-        mutmut(work, names, jobs)
+        verdict = all_verdicts(work)
+        names = sampled(list(verdict), sample)
+        # mutmut re-runs every mutant it is given by name: give it those without a verdict (a run
+        # resumes) and, with --recheck, the survivors, in one run (one clean-test pass).
+        todo = [n for n in names if verdict[n] == "not checked"
+                or (recheck and verdict[n] in NOT_KILLED)]  # fmt: skip
+        print(f"mutation: {layer}: {len(names)} mutants sampled (1 in {sample}), "
+              f"{len(todo)} to run", flush=True)  # fmt: skip
+        for i in range(0, len(todo), 400):  # keep the command line short
+            mutmut(work, todo[i : i + 400], jobs)
+        recheck = False
     else:
         mutmut(work, [], jobs)
     if recheck:

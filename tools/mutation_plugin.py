@@ -4,6 +4,10 @@ fewer property examples.
 - A mutant is killed by its first failing test (mutmut runs pytest with ``-x``), so the tests run
   in the order of their recorded durations (mutmut's stats): a killed mutant costs the fast hand
   calculations, not the property suite.
+- Every mutant's session starts with cold caches: mutmut forks each mutant from the process that
+  ran the clean tests, so a ``functools.lru_cache`` filled there by the original code
+  (core/lengths.py's padded rows, memory_step.py's activation inventory, io's built-in catalog)
+  would answer for the mutant and let it survive unseen.
 - Property tests draw ``EXAMPLES`` examples (derandomised, no example database) instead of their
   own count: a mutation run repeats them for every surviving mutant. The kill rate is measured with
   that count, and docs/testing.md says so.
@@ -13,12 +17,23 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 from hypothesis import settings
 
 EXAMPLES = int(os.environ.get("FTCOST_MUTATION_EXAMPLES", "25"))
+
+
+def pytest_sessionstart(session: Any) -> None:
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] != "ftcost_gui":
+            continue
+        for value in list(vars(module).values()):
+            clear = getattr(value, "cache_clear", None)
+            if callable(clear):
+                clear()
 
 
 def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
