@@ -2,7 +2,8 @@
 the field metadata the form is built from, two catalog row rules, the first validation error's
 wording, the length distribution's CDF, the memory split at the step's peak, a ZeRO-3 weight sync
 on two GPUs, rollouts the policy generates itself, the scenario comparison's default baseline and
-the what-fits curves against the micro-batch.
+the what-fits curves against the micro-batch, and the saved tensors of GPT-2, of eager MQA and of
+q/k norms.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ftcost_gui.core import EstimateInputs, estimate
 from ftcost_gui.core._field import fld
-from ftcost_gui.core.architecture import effective_counts
+from ftcost_gui.core.activations import layer_inventory
+from ftcost_gui.core.architecture import ModelSpec, effective_counts
 from ftcost_gui.core.catalog import duplicate_ids, fill_time_columns
 from ftcost_gui.core.errors import first_error
 from ftcost_gui.core.fields import field_spec
@@ -178,3 +180,50 @@ def test_micro_batch_curves_are_each_methods_memory():
             doc["training"].update(method=curve.method, checkpointing=ckpt, micro_batch=x)
             r = estimate(EstimateInputs.model_validate(doc))
             assert gib == pytest.approx(r.memory.total_bytes / GIB, rel=1e-12)
+
+
+def _layer(m: ModelSpec, attention: str, full: bool) -> float:
+    return sum(s.bytes_per_token for s in layer_inventory(m, attention, 128, full, None))
+
+
+def test_gpt2_layer_by_hand():
+    """GPT-2 (LayerNorm, fused c_attn, plain gelu MLP), full fine-tuning, SDPA, per token: each
+    LayerNorm keeps its bf16 input (2h) and fp32 mean and rstd (8), its output is read by the
+    linears (2h); q, k, v are views of the c_attn output (2·(q + 2kv)); the attention output
+    (2q) and fp32 log-sum-exp (4 per head); c_fc's output and gelu_new's internals (4 · 2i),
+    the c_proj input (2i)."""
+    h, heads, i = 256, 4, 1024
+    m = ModelSpec(
+        hidden_size=h, num_attention_heads=heads, num_kv_heads=heads, intermediate_size=i,
+        num_layers=2, fused_qkv=True, mlp_kind="plain", norm_kind="layernorm", mlp_bias=True,
+        attention_qkv_bias=True, attention_out_bias=True, position_embeddings=1024,
+    )  # fmt: skip
+    by_hand = 2 * (2 * h + 8 + 2 * h) + 2 * (h + 2 * h) + 2 * h + 4 * heads + 4 * 2 * i + 2 * i
+    assert _layer(m, "flash", True) == by_hand
+
+
+def test_eager_repeats_kv_only_for_grouped_heads():
+    """Eager attention, full fine-tuning: with 2 KV heads of 8 the repeated K and V are copies
+    kept at q width (3 · 2q for q, k, v); with one KV head (MQA) the repeat stays a view, so
+    q, k, v keep their own widths (2q + 2kv + 2kv). Softmax fp32 + bf16: 6 B per head per key."""
+    h, heads, i, s = 256, 8, 512, 128
+    hd = h // heads
+    rest = 2 * (4 * h + 4 + 2 * h + 2 * h) + 6 * heads * s + 2 * h + 3 * 2 * i + 2 * i
+    gqa = ModelSpec(hidden_size=h, num_attention_heads=heads, num_kv_heads=2, intermediate_size=i)
+    mqa = ModelSpec(hidden_size=h, num_attention_heads=heads, num_kv_heads=1, intermediate_size=i)
+    assert _layer(gqa, "eager", True) == rest + 3 * 2 * h
+    assert _layer(mqa, "eager", True) == rest + 2 * h + 2 * 2 * hd
+
+
+@pytest.mark.parametrize("full", [True, False])
+def test_qk_norm_keeps_its_input_and_rsqrt(full):
+    """Qwen3's per-head q/k RMSNorm: an fp32 copy of q and k (4q + 4kv), the rsqrt per head
+    (4·heads + 4·kv_heads), and the bf16 normalised q and k when the weights train (2q + 2kv)."""
+    h, heads, kvh, i = 256, 8, 2, 512
+    q, kv = h, kvh * (h // heads)
+    plain = ModelSpec(hidden_size=h, num_attention_heads=heads, num_kv_heads=kvh,
+                      intermediate_size=i)  # fmt: skip
+    normed = ModelSpec(hidden_size=h, num_attention_heads=heads, num_kv_heads=kvh,
+                       intermediate_size=i, qk_norm="per_head")  # fmt: skip
+    extra = (4 + (2 if full else 0)) * (q + kv) + 4 * (heads + kvh)
+    assert _layer(normed, "flash", full) - _layer(plain, "flash", full) == extra
