@@ -77,6 +77,10 @@ IMPLIES: dict[str, dict[str, Any]] = {
 }
 # Flags that cannot be given together.
 EXCLUSIVE: tuple[tuple[str, ...], ...] = (("data.total_tokens", "data.num_examples"),)
+# Fields that are no flag (whole nested models, by path): what sets them instead.
+NOT_FLAGS: dict[str, str] = {
+    "data.length_histogram": "ftcost data FILE --into ESTIMATE (measured from a dataset)",
+}
 # Section titles of the help (the section's name where absent).
 GROUP_TITLES = {"hardware": "hardware and prices"}
 # The flags of one GPU; ``compare`` takes every GPU from the catalog and refuses them.
@@ -133,7 +137,9 @@ def _fields(model: type[BaseModel], prefix: str) -> Iterator[tuple[str, type[Bas
     """(dotted path, owning model, field name) of every leaf field, nested models walked."""
     for name, info in model.model_fields.items():
         ann = _unwrap(info.annotation)
-        if _is_model(ann):
+        if f"{prefix}.{name}" in NOT_FLAGS:
+            yield f"{prefix}.{name}", model, name
+        elif _is_model(ann):
             yield from _fields(ann, f"{prefix}.{name}")
         else:
             yield f"{prefix}.{name}", model, name
@@ -148,6 +154,8 @@ def _metavar(path: str, spec: FieldSpec) -> str:
 
 
 def _flag(path: str, model: type[BaseModel], name: str) -> InputFlag | None:
+    if path in NOT_FLAGS:
+        return None
     spec = field_spec(model, name)
     section = path.rsplit(".", 1)[0]
     nested = section.split(".")[1:]  # "hardware.gpu" -> ["gpu"]
@@ -187,7 +195,7 @@ def input_flags() -> tuple[InputFlag, ...]:
 
 
 def skipped_fields() -> list[str]:
-    """The fields that are not flags (text fields), for the docs and the tests."""
+    """The fields that are not flags (text fields, ``NOT_FLAGS``), for the docs and the tests."""
     shown = {f.path for f in input_flags()}
     out = []
     for section in SECTIONS:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ._field import fld
 from .architecture import LoraTarget, ModelSpec
+from .histogram import LengthHistogram
 from .objective import ObjectiveSpec
 from .throughput import MAMF_TFLOPS
 
@@ -117,12 +118,21 @@ class DataSpec(BaseModel):
         "Length spread",
         "Spread of the example lengths: standard deviation ÷ mean (0: all the same length). "
         "Decides how much padding to the longest in a micro-batch costs and how much truncation "
-        "at the max length loses. 0.5 is an assumption: measure your data's.",
+        "at the max length loses. 0.5 is an assumption: measure your data's (File → Measure "
+        "Dataset…). Unused while a measured length distribution is held.",
         "× mean",
         ge=0,
         le=20,
         step=0.1,
         decimals=2,
+    )
+    length_histogram: LengthHistogram | None = Field(
+        None,
+        title="Measured lengths",
+        description="Example lengths counted from the dataset (File → Measure Dataset…, ftcost "
+        "data): their shape, scaled to the mean above, replaces the length spread. Empty: the "
+        "log-normal of the mean and the spread.",
+        json_schema_extra={"unit": ""},
     )
     useful_fraction_override: float | None = fld(
         None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .architecture import ModelSpec, ParamCounts
 from .flops import flops_per_token, simple_coefficient
 from .inputs import DataSpec
-from .lengths import LogNormalLengths, padded_rows
+from .lengths import distribution, padded_rows
 from .results import FlopBreakdown, TokenSummary, build
 
 
@@ -23,7 +23,7 @@ def count_tokens(data: DataSpec, micro_batch: int, warnings: list[str]) -> Token
     """
     s = data.max_seq_len
     if data.mode == "examples":
-        lengths = LogNormalLengths(data.mean_tokens_per_example, data.length_cv)
+        lengths = distribution(data.mean_tokens_per_example, data.length_cv, data.length_histogram)
         rows = padded_rows(lengths, micro_batch, s, data.padding)
         useful_per_epoch = data.num_examples * rows.useful_per_example
         useful = useful_per_epoch * data.epochs

@@ -127,6 +127,9 @@ V3_NEW_FIELDS: dict[str, Any] = {
     # projections, which the old core assumed for every file.
     "training.adapter_dtype": "fp32",
     "model.fused_qkv": False,
+    # dataset (issue 14): a measured length histogram; format 2 files had none (their length
+    # spread, or no spread, decides the padding as before).
+    "data.length_histogram": None,
 }
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
+import random
 import types
 import typing
 from collections.abc import Callable
@@ -32,6 +33,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 from ftcost_gui.core.fields import field_spec
+from ftcost_gui.core.histogram import MAX_BINS, MAX_COUNT, MAX_EDGE, LengthHistogram
 from ftcost_gui.core.inputs import EstimateInputs
 
 # Names are data from strangers: drawn from these (io/names.py's tests draw arbitrary text).
@@ -114,8 +116,38 @@ def _numeric_decoder(lo: float, hi: float, integer: bool, optional: bool) -> Dec
     return decode
 
 
+def _histogram(code: int) -> dict[str, Any] | None:
+    """A length histogram (core/histogram.py) seeded by the field's 4 bytes: None (no
+    measurement, the default) when the low 3 bits are 0; else bins anywhere in the allowed range,
+    edges and counts at their bounds included."""
+    how = code & 7
+    if how == 0:
+        return None
+    rng = random.Random(code)
+    bins = 1 if how == 1 else MAX_BINS if how == 2 else rng.randint(1, 64)
+    top = MAX_EDGE if how in (2, 3) else rng.choice((bins, 100, 10_000, 10**6))
+    top = max(top, bins)
+    edges = (
+        sorted(rng.sample(range(top + 1), bins + 1))
+        if how != 2
+        else [round(i * MAX_EDGE / bins) for i in range(bins + 1)]
+    )
+    if how == 4:
+        edges[0] = 0  # a bin of empty examples
+    counts = [rng.choice((0, 1, rng.randint(0, 10**6), MAX_COUNT)) for _ in range(bins)]
+    counts[rng.randrange(bins)] = max(1, counts[0])
+    return {"edges": edges, "counts": counts, "source": NAMES[code % len(NAMES)]}
+
+
+# Input fields that are whole models with rules between their parts: drawn as one field.
+COMPOSITE: dict[type[BaseModel], Decoder] = {LengthHistogram: _histogram}
+
+
 def _field_decoder(model: type[BaseModel], name: str) -> Decoder | list[tuple[str, Any]]:
     info = model.model_fields[name]
+    nested = _nested(info.annotation)
+    if nested in COMPOSITE:
+        return COMPOSITE[nested]
     targets = _literal_tuple(info.annotation)
     if targets is not None:
         return lambda code: [t for i, t in enumerate(targets) if code >> i & 1] or [targets[0]]
@@ -141,7 +173,7 @@ def layout(model: type[BaseModel] = EstimateInputs) -> tuple[tuple[tuple[str, ..
     def walk(m: type[BaseModel], path: tuple[str, ...]) -> None:
         for name, info in m.model_fields.items():
             nested = _nested(info.annotation)
-            if nested is not None:
+            if nested is not None and nested not in COMPOSITE:
                 walk(nested, (*path, name))
             else:
                 out.append(((*path, name), _field_decoder(m, name)))  # type: ignore[arg-type]
@@ -224,6 +256,8 @@ def numeric_fields() -> list[tuple[tuple[str, ...], type[BaseModel], str]]:
     def walk(model: type[BaseModel], path: tuple[str, ...]) -> None:
         for name, info in model.model_fields.items():
             nested = _nested(info.annotation)
+            if nested in COMPOSITE:
+                continue
             if nested is not None:
                 walk(nested, (*path, name))
             elif field_spec(model, name).kind in ("int", "float"):
