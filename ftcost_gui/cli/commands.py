@@ -1,5 +1,5 @@
 """The headless command line: ``ftcost estimate | compare | plan | gpus | catalogs | models |
-report``.
+report | data``.
 
 Every number comes from ``core``; this module turns flags and files into ``EstimateInputs``
 (always through ``model_validate``, so bounds are checked) and prints the result as a table, JSON
@@ -32,6 +32,7 @@ from ..io.estimate_file import EstimateFileError, load_estimate, save_estimate
 from ..io.resources import builtin_catalog, builtin_presets
 from .common import EXIT_OK, EXIT_USAGE, CliError, Parser, fail
 from .csv_out import CsvOutputError, add_csv_flag, check_csv_args, emit_csv, scenario_name
+from .data_cmd import add_data_parser, run_data
 from .documents import (
     catalogs_document,
     compare_document,
@@ -136,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     add_report_parser(sub)
+    add_data_parser(sub)
     return parser
 
 
@@ -342,6 +344,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "catalogs": _cmd_catalogs,
     "models": _cmd_models,
     "report": lambda args, out: run_report(args),
+    "data": run_data,
 }
 # Errors whose message is one line the user can act on.
 _USER_ERRORS = (CliError, EstimateFileError, CatalogError, CsvOutputError)

@@ -1,0 +1,228 @@
+"""Measure a dataset: examples, the length distribution in tokens, malformed records.
+
+``measure_dataset(path, counter)`` streams the file (io/dataset_stream.py: JSON Lines, JSON, CSV,
+plain text, gzip) through the record shapes (io/dataset_records.py) and a token counter
+(io/dataset_tokens.py: exact with a tokenizer.json, else a measured ratio), in constant memory.
+It reports progress as bytes read and stops when ``cancelled()`` says so (``DatasetCancelled``).
+Malformed records are counted, the first few kept with their line and reason; they never stop
+the count. The file is opened through io/loader.py (regular files only; no size cap: a dataset
+is streamed, never held).
+
+A sequence is what one micro-batch row holds: the record's prompt and answer in the chat
+template (a preference pair is two sequences, prompt + chosen and prompt + rejected, as DPO
+trains them). Its length in tokens is the content tokens plus the template's tokens per message
+and per sequence.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..core.histogram import LengthHistogram, bin_index, from_counts
+from .dataset_records import SHAPE_LABELS, Record, RecordError, parse_record
+from .dataset_stream import detect_format, is_gzip, items, open_stream
+from .dataset_tokens import TokenCounter
+from .loader import FileKind, FileReadError, open_regular, shown
+
+DATASET = FileKind("dataset file", 1 << 62)  # streamed: no cap on the size, only on a record
+BATCH_RECORDS = 512  # records counted at once (the exact counter encodes them in parallel)
+KEEP_MALFORMED = 20
+CHECK_EVERY = 256  # records between two looks at the cancel flag
+PROGRESS_EVERY_S = 0.1
+
+Progress = Callable[[int, int], None]  # (bytes read, bytes in the file)
+
+
+class DatasetCancelled(Exception):
+    """The measurement was cancelled; nothing is returned."""
+
+
+class DatasetError(Exception):
+    """A dataset that cannot be read at all (one line): not a regular file, cannot open."""
+
+
+@dataclass(slots=True)
+class DatasetMeasure:
+    """What a dataset holds, in examples and tokens."""
+
+    name: str  # the file's name, for display (escaped by whoever prints it)
+    format: str
+    compressed: bool
+    bytes_total: int
+    tokenizer: str  # the counter's label
+    exact: bool
+    tokenizer_source: str
+    per_message: float
+    per_sequence: float
+    records: int = 0  # examples (a preference pair is one)
+    sequences: int = 0  # rows trained: pairs count twice
+    malformed: int = 0
+    malformed_examples: list[tuple[int, str]] = field(default_factory=list)
+    shapes: dict[str, int] = field(default_factory=dict)
+    tokens: float = 0.0  # all sequences
+    prompt_tokens: float = 0.0
+    answer_tokens: float = 0.0  # chosen and rejected both, for pairs
+    shortest: int = 0
+    longest: int = 0
+    bin_counts: dict[int, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def mean_tokens(self) -> float:
+        """Mean tokens per sequence (what the data section's mean is)."""
+        return self.tokens / self.sequences if self.sequences else 0.0
+
+    @property
+    def pairs(self) -> int:
+        return self.shapes.get("preference", 0)
+
+    @property
+    def preference(self) -> bool:
+        """Every record is a preference pair: the data of a DPO run."""
+        return self.records > 0 and self.pairs == self.records
+
+    @property
+    def mean_prompt_tokens(self) -> float:
+        return self.prompt_tokens / self.records if self.records else 0.0
+
+    @property
+    def mean_answer_tokens(self) -> float:
+        answers = self.records + self.pairs  # a pair has two answers
+        return self.answer_tokens / answers if answers else 0.0
+
+    @property
+    def mb_per_s(self) -> float:
+        return self.bytes_total / 1e6 / self.seconds if self.seconds > 0 else 0.0
+
+    def histogram(self) -> LengthHistogram:
+        """The sequence lengths as the data section's histogram (ValueError when none)."""
+        how = "exact" if self.exact else "approximate"
+        source = f"{self.name}: {self.sequences:,} sequences, {how} ({self.tokenizer})"
+        return from_counts(self.bin_counts, source[:1000])
+
+    def shape_text(self) -> str:
+        return ", ".join(
+            f"{SHAPE_LABELS[s]} {n:,}" for s, n in sorted(self.shapes.items(), key=lambda x: -x[1])
+        )
+
+
+def _sequences(r: Record, counts: list[float], counter: TokenCounter) -> tuple[list[int], float]:
+    """Each sequence's length of one record (content + template) and its prompt's tokens."""
+    i = 0
+
+    def take(n: int) -> float:
+        nonlocal i
+        out = sum(counts[i : i + n])
+        i += n
+        return out
+
+    prompt = take(len(r.prompt.texts))
+    answers = [r.answer] + ([r.rejected] if r.rejected is not None else [])
+    out = []
+    for a in answers:
+        messages = r.prompt.messages + a.messages
+        tokens = prompt + take(len(a.texts)) + counter.per_message * messages
+        out.append(round(tokens + counter.per_sequence))
+    return out, prompt
+
+
+def _texts(r: Record) -> list[str]:
+    out = [*r.prompt.texts, *r.answer.texts]
+    if r.rejected is not None:
+        out += r.rejected.texts
+    return out
+
+
+def _count(m: DatasetMeasure, batch: list[Record], counter: TokenCounter) -> None:
+    texts = [t for r in batch for t in _texts(r)]
+    counts = counter.count(texts) if texts else []
+    at = 0
+    for r in batch:
+        n = len(_texts(r))
+        lengths, prompt = _sequences(r, counts[at : at + n], counter)
+        at += n
+        m.records += 1
+        m.shapes[r.shape] = m.shapes.get(r.shape, 0) + 1
+        m.prompt_tokens += prompt
+        for length in lengths:
+            m.sequences += 1
+            m.tokens += length
+            m.answer_tokens += length - prompt
+            m.shortest = length if m.sequences == 1 else min(m.shortest, length)
+            m.longest = max(m.longest, length)
+            b = bin_index(length)
+            m.bin_counts[b] = m.bin_counts.get(b, 0) + 1
+
+
+def measure_dataset(
+    path: str | os.PathLike[str],
+    counter: TokenCounter,
+    *,
+    fmt: str | None = None,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> DatasetMeasure:
+    """Read the whole file once (module docstring); DatasetError, DatasetCancelled."""
+    started = time.perf_counter()
+    try:
+        raw = open_regular(path, DATASET)
+    except FileReadError as exc:
+        raise DatasetError(str(exc)) from None
+    with raw:
+        size = os.fstat(raw.fileno()).st_size
+        head = raw.read(64 << 10)
+        raw.seek(0)
+        gz = is_gzip(path, head)
+        if gz:  # the format is sniffed from the decompressed start
+            try:
+                head = open_stream(raw, True).read(64 << 10)
+            except (OSError, EOFError) as exc:
+                raise DatasetError(f"{shown(path)} is not a gzip file: {exc}") from None
+            raw.seek(0)
+        stream = open_stream(raw, gz)
+        fmt = fmt or detect_format(path, head)
+        m = DatasetMeasure(
+            os.path.basename(os.fsdecode(path)), fmt, gz, size, counter.label, counter.exact,
+            counter.source, counter.per_message, counter.per_sequence,
+        )  # fmt: skip
+        batch: list[Record] = []
+        last = time.perf_counter()
+        try:
+            for n, item in enumerate(items(stream, fmt), 1):
+                if item.error:
+                    _malformed(m, item.where, item.error)
+                else:
+                    try:
+                        batch.append(parse_record(item.value))
+                    except RecordError as exc:
+                        _malformed(m, item.where, str(exc))
+                if len(batch) >= BATCH_RECORDS:
+                    _count(m, batch, counter)
+                    batch = []
+                if n % CHECK_EVERY == 0:
+                    if cancelled is not None and cancelled():
+                        raise DatasetCancelled()
+                    if progress is not None and (now := time.perf_counter()) - last >= (
+                        PROGRESS_EVERY_S
+                    ):
+                        last = now
+                        progress(min(raw.tell(), size), size)
+        except (OSError, EOFError) as exc:  # a gzip stream cut short or corrupt
+            _malformed(m, 0, f"the file could not be read to its end: {exc}")
+        if cancelled is not None and cancelled():
+            raise DatasetCancelled()
+        if batch:
+            _count(m, batch, counter)
+        if progress is not None:
+            progress(size, size)
+    m.seconds = time.perf_counter() - started
+    return m
+
+
+def _malformed(m: DatasetMeasure, where: int, why: str) -> None:
+    m.malformed += 1
+    if len(m.malformed_examples) < KEEP_MALFORMED:
+        m.malformed_examples.append((where, why))
