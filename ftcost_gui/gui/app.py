@@ -64,6 +64,7 @@ def build_window(
 ) -> MainWindow:
     """The main window with its add-ons (``window.addons`` by name), as the application runs it."""
     from .catalog.addon import CatalogUi
+    from .dataset.addon import DatasetActions
     from .help.addon import HelpUi
     from .model_import import ModelImportActions
     from .window.main_window import MainWindow
@@ -76,6 +77,7 @@ def build_window(
     window.addons["help"] = HelpUi(
         window, forms, figures, window.action_table, window.files.documentReset
     )
+    window.addons["dataset"] = DatasetActions(window)
     return window
 
 

@@ -67,8 +67,25 @@ class DatasetMeasure:
     answer_tokens: float = 0.0  # chosen and rejected both, for pairs
     shortest: int = 0
     longest: int = 0
-    bin_counts: dict[int, int] = field(default_factory=dict)
+    lengths: dict[int, int] = field(default_factory=dict)  # sequences by length in tokens
     seconds: float = 0.0
+
+    def tally(self) -> None:
+        """Sequences, tokens, shortest and longest from the lengths counted."""
+        lengths = self.lengths
+        self.sequences = sum(lengths.values())
+        self.tokens = float(sum(k * c for k, c in lengths.items()))
+        self.shortest = min(lengths, default=0)
+        self.longest = max(lengths, default=0)
+
+    @property
+    def bin_counts(self) -> dict[int, int]:
+        """Sequences per standard histogram bin (core/histogram.py)."""
+        out: dict[int, int] = {}
+        for length, count in self.lengths.items():
+            b = bin_index(length)
+            out[b] = out.get(b, 0) + count
+        return out
 
     @property
     def mean_tokens(self) -> float:
@@ -109,52 +126,39 @@ class DatasetMeasure:
         )
 
 
-def _sequences(r: Record, counts: list[float], counter: TokenCounter) -> tuple[list[int], float]:
-    """Each sequence's length of one record (content + template) and its prompt's tokens."""
-    i = 0
-
-    def take(n: int) -> float:
-        nonlocal i
-        out = sum(counts[i : i + n])
-        i += n
-        return out
-
-    prompt = take(len(r.prompt.texts))
-    answers = [r.answer] + ([r.rejected] if r.rejected is not None else [])
-    out = []
-    for a in answers:
-        messages = r.prompt.messages + a.messages
-        tokens = prompt + take(len(a.texts)) + counter.per_message * messages
-        out.append(round(tokens + counter.per_sequence))
-    return out, prompt
-
-
-def _texts(r: Record) -> list[str]:
-    out = [*r.prompt.texts, *r.answer.texts]
-    if r.rejected is not None:
-        out += r.rejected.texts
-    return out
-
-
 def _count(m: DatasetMeasure, batch: list[Record], counter: TokenCounter) -> None:
-    texts = [t for r in batch for t in _texts(r)]
-    counts = counter.count(texts) if texts else []
-    at = 0
+    """Count a batch of records: their texts at once, then each sequence's length (content +
+    the template's tokens per message and per sequence) into ``m.lengths``. The hot loop of a
+    read: plain locals, one dict update per sequence."""
+    texts: list[str] = []
     for r in batch:
-        n = len(_texts(r))
-        lengths, prompt = _sequences(r, counts[at : at + n], counter)
+        texts += r.prompt.texts
+        texts += r.answer.texts
+        if r.rejected is not None:
+            texts += r.rejected.texts
+    counts = counter.count(texts) if texts else []
+    per_message, per_sequence = counter.per_message, counter.per_sequence
+    lengths, shapes = m.lengths, m.shapes
+    at = 0
+    prompts = answers = 0.0
+    for r in batch:
+        n = len(r.prompt.texts)
+        prompt = sum(counts[at : at + n])
         at += n
-        m.records += 1
-        m.shapes[r.shape] = m.shapes.get(r.shape, 0) + 1
-        m.prompt_tokens += prompt
-        for length in lengths:
-            m.sequences += 1
-            m.tokens += length
-            m.answer_tokens += length - prompt
-            m.shortest = length if m.sequences == 1 else min(m.shortest, length)
-            m.longest = max(m.longest, length)
-            b = bin_index(length)
-            m.bin_counts[b] = m.bin_counts.get(b, 0) + 1
+        prompts += prompt
+        shapes[r.shape] = shapes.get(r.shape, 0) + 1
+        for a in (r.answer,) if r.rejected is None else (r.answer, r.rejected):
+            n = len(a.texts)
+            length = round(
+                prompt + sum(counts[at : at + n])
+                + per_message * (r.prompt.messages + a.messages) + per_sequence
+            )  # fmt: skip
+            at += n
+            lengths[length] = lengths.get(length, 0) + 1
+            answers += length - prompt
+    m.records += len(batch)
+    m.prompt_tokens += prompts
+    m.answer_tokens += answers
 
 
 def measure_dataset(
@@ -218,6 +222,7 @@ def measure_dataset(
             _count(m, batch, counter)
         if progress is not None:
             progress(size, size)
+    m.tally()
     m.seconds = time.perf_counter() - started
     return m
 

@@ -106,14 +106,20 @@ def _decode_line(raw: bytes) -> str:
 
 
 def jsonl_items(fh: BinaryIO) -> Iterator[Item]:
+    loads = json.JSONDecoder().decode  # json.loads without its per-call checks
     for number, raw in lines(fh):
         if raw is None:
             yield Item(number, error=f"longer than {MAX_RECORD_BYTES >> 20} MiB")
             continue
+        try:
+            yield Item(number, loads(raw.decode()))  # the fast path: UTF-8, valid JSON
+            continue
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+            pass
         if not raw.strip():
             continue
-        try:
-            yield Item(number, json.loads(_decode_line(raw)))
+        try:  # the slow path says why: not UTF-8, a byte-order mark, or not JSON
+            yield Item(number, loads(_decode_line(raw)))
         except UnicodeDecodeError:
             yield Item(number, error="not UTF-8 text")
         except (ValueError, RecursionError) as exc:
