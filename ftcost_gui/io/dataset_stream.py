@@ -19,9 +19,9 @@ import csv
 import gzip
 import io
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, BinaryIO
 
 CHUNK_BYTES = 1 << 20
@@ -42,13 +42,13 @@ class Item:
     error: str = ""
 
 
-def is_gzip(path: str | Path, head: bytes) -> bool:
-    return head[:2] == b"\x1f\x8b" or str(path).lower().endswith(".gz")
+def is_gzip(path: str | os.PathLike[str], head: bytes) -> bool:
+    return head[:2] == b"\x1f\x8b" or os.fspath(path).lower().endswith(".gz")
 
 
-def detect_format(path: str | Path, head: bytes) -> str:
+def detect_format(path: str | os.PathLike[str], head: bytes) -> str:
     """The format from the name (``train.jsonl.gz`` is JSON Lines), else from the first bytes."""
-    name = str(path).lower().removesuffix(".gz")
+    name = os.fspath(path).lower().removesuffix(".gz")
     for suffix, fmt in _SUFFIXES.items():
         if name.endswith(suffix):
             return fmt
@@ -139,7 +139,7 @@ def text_items(fh: BinaryIO) -> Iterator[Item]:
 
 def csv_items(fh: BinaryIO, delimiter: str) -> Iterator[Item]:
     csv.field_size_limit(MAX_RECORD_BYTES)  # the module's default (128 kB) refuses long answers
-    text = io.TextIOWrapper(fh, encoding="utf-8-sig", errors="strict", newline="")  # type: ignore[arg-type]
+    text = io.TextIOWrapper(fh, encoding="utf-8-sig", errors="strict", newline="")
     reader = csv.reader(text, delimiter=delimiter)
     try:
         header = next(reader)

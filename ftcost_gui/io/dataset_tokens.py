@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..core.architecture import ModelSpec
 from .hf_cache import find_cached
@@ -159,7 +160,7 @@ def exact_counter(path: str | os.PathLike[str], family: Family, label: str = "")
     )  # fmt: skip
 
 
-def _template_tokens(tok, family: Family) -> tuple[float, float]:
+def _template_tokens(tok: Any, family: Family) -> tuple[float, float]:
     """The family's template text counted by this tokenizer, when its special tokens are in the
     vocabulary as single tokens; else the family's published figures."""
     vocab = tok.get_vocab(with_added_tokens=True)

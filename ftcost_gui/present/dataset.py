@@ -94,7 +94,7 @@ def octave_bars(h: LengthHistogram, width: int = 40) -> list[tuple[str, int, str
 
 def change_rows(old: EstimateInputs, new: EstimateInputs) -> list[tuple[str, str, str]]:
     """(what, before, after) of the fields a fill changed."""
-    out = []
+    out: list[tuple[str, str, str]] = []
     od, nd = old.data, new.data
     if old.objective.objective != new.objective.objective:
         out.append(("Objective", old.objective.objective, new.objective.objective))
