@@ -6,8 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject
 
-from ..window.actions import ActionSpec
-from ..window.services import WindowServices
+from ..services import ActionSpec, WindowServices
 from .dialog import MeasureDatasetDialog
 
 SETTINGS_KEY = "dataset/last_dir"
