@@ -22,7 +22,7 @@ def test_menus_are_laid_out_from_the_table(window):
     ]
     assert _menu_texts(window, "File") == [
         "New", "Open…", "Open Example", "Open Recent", "—",
-        "Import Model Config…", "Models on This Computer…", "—",
+        "Import Model Config…", "Models on This Computer…", "Measure Dataset…", "—",
         "Save", "Save As…", "—",
         "Export Report…", "Export Results…", "Export Plot", "—",
         "Quit",
