@@ -197,7 +197,7 @@ def data_document(m: DatasetMeasure, changes: list[tuple[str, str, str]]) -> dic
             "longest": m.longest,
             "mean_prompt": m.mean_prompt_tokens,
             "mean_answer": m.mean_answer_tokens,
-            "percentiles": {f"p{q * 100:g}": v for q, v in percentiles(h)} if h else {},
+            "percentiles": {f"p{q * 100:g}": v for q, v in percentiles(m)} if h else {},
         },
         "histogram": None if h is None else {"edges": list(h.edges), "counts": list(h.counts)},
         "filled": [{"field": f, "before": b, "after": a} for f, b, a in changes],

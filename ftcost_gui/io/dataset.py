@@ -16,6 +16,7 @@ and per sequence.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable
@@ -86,6 +87,19 @@ class DatasetMeasure:
             b = bin_index(length)
             out[b] = out.get(b, 0) + count
         return out
+
+    def percentile(self, q: float) -> int:
+        """The length in tokens of the sequence at share ``q`` (nearest rank: the shortest length
+        that at least q of the sequences do not exceed), from the exact lengths counted."""
+        if not self.lengths:
+            return 0
+        rank = max(1, math.ceil(q * self.sequences - 1e-9))
+        seen = 0
+        for length in sorted(self.lengths):
+            seen += self.lengths[length]
+            if seen >= rank:
+                return length
+        return self.longest
 
     @property
     def mean_tokens(self) -> float:

@@ -154,9 +154,9 @@ def exact_counter(path: str | os.PathLike[str], family: Family, label: str = "")
         return [float(len(e.ids)) for e in encoded]
 
     per_message, per_sequence = _template_tokens(tok, family)
+    folder = label or file.resolve().parent.name  # resolved: 'tokenizer.json' has no parent name
     return TokenCounter(
-        f"exact: {label or file.parent.name} {TOKENIZER_NAME}", True, per_message, per_sequence,
-        count, str(file),
+        f"exact: {folder} {TOKENIZER_NAME}", True, per_message, per_sequence, count, str(file),
     )  # fmt: skip
 
 

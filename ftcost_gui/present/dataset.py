@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from ..core.histogram import LengthHistogram
 from ..core.inputs import EstimateInputs
-from ..core.lengths import HistogramLengths
 from ..io.dataset import DatasetMeasure
 from ..io.dataset_stream import MAX_RECORD_BYTES
 
@@ -26,10 +25,9 @@ def fmt_bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
-def percentiles(h: LengthHistogram) -> list[tuple[float, float]]:
-    """(q, length) at the module's percentiles, lengths spread evenly within a bin."""
-    d = HistogramLengths(h, h.mean)
-    return [(q, d.quantile(q)) for q in PERCENTILES]
+def percentiles(m: DatasetMeasure) -> list[tuple[float, int]]:
+    """(q, length) at the module's percentiles, from the exact lengths counted (nearest rank)."""
+    return [(q, m.percentile(q)) for q in PERCENTILES]
 
 
 def tokens_text(m: DatasetMeasure) -> str:
@@ -57,7 +55,7 @@ def summary_rows(m: DatasetMeasure) -> list[tuple[str, str]]:
             ("Shortest / longest", f"{m.shortest:,} / {m.longest:,}"),
             (
                 "Percentiles",
-                " · ".join(f"p{q * 100:g} {v:,.0f}" for q, v in percentiles(m.histogram())),
+                " · ".join(f"p{q * 100:g} {v:,}" for q, v in percentiles(m)),
             ),
             (
                 "Mean prompt / answer",

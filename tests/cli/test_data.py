@@ -134,3 +134,41 @@ def test_fill_refuses_an_empty_measurement(tmp_path):
     m = measure_dataset(tmp_path / "e.jsonl", approximate_counter(SPM))
     with pytest.raises(FillError, match="holds no example"):
         filled_inputs(EstimateInputs(), m)
+
+
+def _word_tokenizer(path) -> None:
+    """A tokenizer.json of one token a word (w0…w99), no special tokens: exact counts by hand."""
+    tokenizers = pytest.importorskip("tokenizers")
+    vocab = {f"w{i}": i for i in range(100)} | {"[UNK]": 100}
+    tok = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
+    tok.save(str(path))
+
+
+def test_exact_counts_percentiles_and_histogram_by_hand(tmp_path, capsys, monkeypatch):
+    """600 texts of 9 words and 400 of 19, three malformed lines: with one token a word and the
+    new estimate's template (+1 a sequence, no message around plain text) the sequences are
+    exactly 10 and 20 tokens."""
+    _word_tokenizer(tmp_path / "tokenizer.json")
+    lines = [json.dumps({"text": " ".join(["w7"] * (9 if i % 5 < 3 else 19))}) for i in range(1000)]
+    lines[100:100] = ["{not json", "[1, 2]", json.dumps({"foo": 1})]
+    data = tmp_path / "known.jsonl"
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = _run(capsys, "data", "known.jsonl", "--tokenizer", "tokenizer.json", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    tokens = doc["tokens"]
+    assert doc["records"] == doc["sequences"] == 1000
+    assert doc["malformed"]["count"] == 3
+    assert tokens["exact"] is True
+    assert tokens["counter"] == f"exact: {tmp_path.name} tokenizer.json"  # the folder, not ''
+    assert tokens["total"] == 600 * 10 + 400 * 20 == 14_000
+    assert tokens["mean_per_sequence"] == 14.0
+    assert (tokens["shortest"], tokens["longest"]) == (10, 20)
+    # nearest rank: the 500th shortest is 10 tokens, the 900th and 990th are 20 (never past 20)
+    assert tokens["percentiles"] == {"p50": 10, "p90": 20, "p99": 20}
+    # unit bins below 32 tokens: [10, 11) holds 600, [20, 21) holds 400, nothing between
+    assert doc["histogram"] == {"edges": list(range(10, 22)), "counts": [600] + [0] * 9 + [400]}
+    code, out, _ = _run(capsys, "data", "known.jsonl", "--tokenizer", "tokenizer.json")
+    assert "Percentiles              p50 10 · p90 20 · p99 20" in out
