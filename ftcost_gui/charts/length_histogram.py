@@ -27,11 +27,13 @@ class LengthHistogramPlot(PlotView):
         pi.setLabel("left", "sequences per bin")
         pi.setLogMode(x=True, y=False)
         pi.setMouseEnabled(x=False, y=False)
+        # No name: one series, the title says what it is (a legend box would sit over the bars).
         self.bars = pg.PlotDataItem(
             [0, 1], [0], stepMode="center", fillLevel=0, brush=pg.mkBrush(0, 114, 178, 110),
-            pen=pg.mkPen(BAR_COLOR, width=1.5), name="Sequences",
+            pen=pg.mkPen(BAR_COLOR, width=1.5),
         )  # fmt: skip
         pi.addItem(self.bars)
+        self.legend.hide()  # one series: the title says what it is
         self.cap = pg.InfiniteLine(
             angle=90, movable=False, pen=pg.mkPen(CAP_COLOR, width=1.5, style=Qt.PenStyle.DashLine)
         )
@@ -52,12 +54,31 @@ class LengthHistogramPlot(PlotView):
         edges = np.array([max(e, 0.5) for e in h.edges], dtype=float)  # log axis: no 0
         self.bars.setData(edges, np.array(h.counts, dtype=float), stepMode="center")
         top = max(h.counts)
-        if max_seq_len:
-            self.cap.setValue(math.log10(max_seq_len))
-            self.cap.setVisible(True)
-            self.cap_label.setText(f"max length {max_seq_len:,}")
-            self.cap_label.setPos(math.log10(max_seq_len), top * 1.05)
         lo = math.log10(edges[0])
         hi = math.log10(max(edges[-1], max_seq_len or 0))
+        self.cap.setVisible(bool(max_seq_len))
+        self.cap_label.setText("")
+        if max_seq_len:
+            x = math.log10(max_seq_len)
+            self.cap.setValue(x)
+            self.cap_label.setText(f"max length {max_seq_len:,}")
+            # beside the line, on the side with room: left of it when it is near the right edge
+            right_half = hi == lo or (x - lo) / (hi - lo) > 0.6
+            self.cap_label.setAnchor((1, 0) if right_half else (0, 0))
+            self.cap_label.setPos(x, top * 1.22)
+        self.plot_item.getAxis("bottom").setTicks([length_ticks(edges[0], 10**hi)])
         self.plot_item.setXRange(lo, hi, padding=0.04)
-        self.plot_item.setYRange(0, top * 1.12, padding=0)
+        self.plot_item.setYRange(0, top * 1.25, padding=0)  # room above the bars for the label
+
+
+def length_ticks(lo: float, hi: float, most: int = 7) -> list[tuple[float, str]]:
+    """Ticks at powers of two (1k = 1,024 tokens) on the log axis, every 1, 2, 3… octaves so that
+    at most ``most`` are labelled: pyqtgraph's own log ticks crowd into unreadable minor labels."""
+    first, last = max(0, math.floor(math.log2(max(lo, 1.0)))), math.ceil(math.log2(max(hi, 1.0)))
+    step = max(1, math.ceil((last - first + 1) / most))
+    out = []
+    for k in range(first, last + 1, step):
+        v = 2**k
+        text = f"{v >> 20}M" if k >= 20 else f"{v >> 10}k" if k >= 10 else str(v)
+        out.append((math.log10(v), text))
+    return out

@@ -31,11 +31,13 @@ def percentiles(m: DatasetMeasure) -> list[tuple[float, int]]:
 
 
 def tokens_text(m: DatasetMeasure) -> str:
-    """How the tokens were counted, exact or approximate, and the template's tokens."""
-    template = f"+ {m.per_message:g} template tokens a message, {m.per_sequence:g} a sequence"
-    if m.exact:
-        return f"{m.tokenizer} ({template})"
-    return f"{m.tokenizer} — an approximation ({template})"
+    """How the tokens were counted, exact or approximate."""
+    return m.tokenizer if m.exact else f"{m.tokenizer} — an approximation"
+
+
+def template_text(m: DatasetMeasure) -> str:
+    """The chat template's tokens added to the content's."""
+    return f"+ {m.per_message:g} tokens a message, {m.per_sequence:g} a sequence"
 
 
 def summary_rows(m: DatasetMeasure) -> list[tuple[str, str]]:
@@ -49,6 +51,7 @@ def summary_rows(m: DatasetMeasure) -> list[tuple[str, str]]:
     if m.pairs:
         rows.append(("Sequences", f"{m.sequences:,} (a preference pair trains two)"))
     rows.append(("Tokens", tokens_text(m)))
+    rows.append(("Chat template", template_text(m)))
     if m.sequences:
         rows += [
             ("Mean tokens / sequence", f"{m.mean_tokens:,.1f}"),

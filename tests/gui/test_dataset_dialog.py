@@ -152,3 +152,27 @@ def test_preference_pairs_can_switch_the_objective_to_dpo(window, qtbot, tmp_pat
     chosen = round((100 + 300) / ratio + 2 * per_message)
     rejected = round((100 + 50) / ratio + 2 * per_message)
     assert inputs.data.mean_tokens_per_example == (chosen + rejected) / 2
+
+
+def test_length_ticks_are_powers_of_two_few_enough_to_read():
+    from ftcost_gui.charts.length_histogram import length_ticks
+
+    # 60 to 6,710 tokens: octaves 2^5…2^13 (9), every second one labelled (≤ 7)
+    assert [t for _, t in length_ticks(60, 6710)] == ["32", "128", "512", "2k", "8k"]
+    assert [t for _, t in length_ticks(10, 21)] == ["8", "16", "32"]
+    assert length_ticks(2**19, 2**21)[-1][1] == "2M"
+
+
+def test_the_plot_and_summary_are_laid_out_to_be_read(window, qtbot, tmp_path):
+    dialog = _open(window)
+    _measure(qtbot, dialog, _sft(tmp_path))
+    axis = dialog.plot.plot_item.getAxis("bottom")
+    labels = [t for _, t in axis._tickLevels[0]]
+    assert labels and all(t.rstrip("kM").isdigit() for t in labels)  # no crowded 10^x minors
+    assert not dialog.plot.legend.isVisible()  # one series: no box over the bars
+    # the empty summary's stretch row (row 0) no longer stretches the File row once filled
+    assert dialog.summary.rowStretch(0) == 0
+    assert dialog.summary.rowStretch(dialog.summary.rowCount() - 1) == 1
+    assert (
+        dialog.summary_texts()["Chat template"] == "+ 5 tokens a message, 0 a sequence"
+    )  # Qwen2.5: ChatML, no BOS

@@ -159,7 +159,7 @@ class MeasureDatasetDialog(QDialog):
         self.apply_button.clicked.connect(self.apply)
         self.close_button.clicked.connect(self.reject)
         column.addWidget(self.buttons)
-        self.resize(900, 640)
+        self.resize(940, 660)
 
     # --- state -----------------------------------------------------------------------------------
     def _set_state(self, state: str) -> None:
@@ -281,6 +281,8 @@ class MeasureDatasetDialog(QDialog):
             item = self.summary.takeAt(0)
             if item.widget() is not None:
                 item.widget().deleteLater()
+        for r in range(self.summary.rowCount()):  # the last call's stretch row is a row now
+            self.summary.setRowStretch(r, 0)
         for i, (label, value) in enumerate(rows):
             name = QLabel(f"{label}:", self.summary_box)
             name.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
