@@ -92,7 +92,7 @@ class GpuCatalog(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     format: Literal["ftcost-gpu-catalog"] = "ftcost-gpu-catalog"
-    version: int = 3
+    version: int = 4
     name: str
     description: str = ""
     gpus: tuple[CatalogGpu, ...] = Field(default=())

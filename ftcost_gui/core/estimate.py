@@ -24,6 +24,7 @@ from .memory import ADAPTER_WEIGHT_BYTES, RECIPES, base_weight_bytes
 from .memory_step import MemoryInputs, MemoryStep, memory_per_gpu
 from .params import NO_ADAPTERS, Adapters, lora_adapters, param_summary
 from .plan import Layout, Plan
+from .ranges import range_summary
 from .results import (
     EstimateResult,
     LayoutSummary,
@@ -312,6 +313,7 @@ def finish(p: Plan) -> EstimateResult:
             inputs, p.counts, p.tokens, peak, article_usable, mfu, p.layout.checkpointing
         ),
         alignment=alignment_summary(p, rt),
+        ranges=range_summary(p, rt, prices.cost, prices.project),
         warnings=tuple(warnings),
     )
 

@@ -330,6 +330,28 @@ class GpuSpec(BaseModel):
         step=0.1,
         decimals=2,
     )
+    on_demand_low_usd_per_hour: float | None = fld(
+        None,
+        "Cheapest offer",
+        "The cheapest on-demand price per GPU-hour seen for this GPU (the low end of the cost "
+        "range); empty: no range, your price only.",
+        "$/GPU-h",
+        ge=0,
+        le=10_000,
+        step=0.1,
+        decimals=2,
+    )
+    on_demand_high_usd_per_hour: float | None = fld(
+        None,
+        "Dearest offer",
+        "The dearest on-demand price per GPU-hour seen for this GPU (the high end of the cost "
+        "range; hyperscaler VMs); empty: no range, your price only.",
+        "$/GPU-h",
+        ge=0,
+        le=10_000,
+        step=0.1,
+        decimals=2,
+    )
     price_as_of: str = fld("", "Prices as of", "When the prices were captured.")
     price_source: str = fld("", "Price source", "Where the prices come from.")
 

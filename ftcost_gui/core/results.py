@@ -353,6 +353,36 @@ class LayoutSummary(BaseModel):
     price_source: str
 
 
+class Band(BaseModel):
+    model_config = _FROZEN
+    low: float
+    expected: float
+    high: float
+
+
+class RangeSummary(BaseModel):
+    """Low / expected / high of the figures a decision rests on, and what each end assumed
+    (core/ranges.py)."""
+
+    model_config = _FROZEN
+    memory_bytes: Band  # device total per GPU
+    memory_row_tokens: float  # the row length the low end is at (the max length: no length band)
+    memory_efficiency_high: float  # allocator efficiency at the high end
+    memory_high_fits: bool  # the high end still fits the GPU
+    mfu: Band
+    mfu_band: float  # the relative uncertainty given
+    comm_band: bool  # communication over links, overlapped: the high end exposes all of it
+    comm_exposed_s: float  # communication the estimate leaves exposed, whole run
+    comm_exposed_high_s: float  # at the high end: none of it hidden
+    price_usd_per_hour: Band
+    compute_gpu_hours: Band
+    held_wall_s: Band
+    held_gpu_hours: Band
+    on_demand_usd: Band
+    spot_usd: Band | None
+    project_usd: Band
+
+
 class EstimateResult(BaseModel):
     model_config = _FROZEN
     params: ParamSummary
@@ -368,4 +398,5 @@ class EstimateResult(BaseModel):
     measured_mfu: float | None
     simple: SimpleRules
     alignment: AlignmentSummary
+    ranges: RangeSummary
     warnings: tuple[str, ...]

@@ -20,7 +20,8 @@ from .memory import RECIPES
 from .memory_step import MemoryInputs, memory_per_gpu
 from .params import NO_ADAPTERS, lora_adapters
 from .plan import Plan
-from .results import MEMORY_PART_LABELS, EstimateResult, MemoryBreakdown
+from .ranges import cost_band
+from .results import MEMORY_PART_LABELS, Band, EstimateResult, MemoryBreakdown
 from .units import GIB
 from .variants import compared_methods, training_same_gpus
 
@@ -41,6 +42,8 @@ class MemoryBars:
     gpus_needed: tuple[int | None, ...]  # fewest GPUs that fit; None: no count does
     num_gpus: tuple[int, ...]  # the GPUs each bar is drawn for
     fits: tuple[bool, ...]
+    # (low, high) GiB of each bar's range (core/ranges.py); None where the bar has none
+    ranges_gib: tuple[tuple[float, float] | None, ...] = ()
 
     @property
     def totals_gib(self) -> tuple[float, ...]:
@@ -54,8 +57,9 @@ PART_INDEX = {key: i for i, key in enumerate(MEMORY_PART_LABELS)}
 
 
 def memory_bars(
-    keys: Sequence[str], memories: Sequence[MemoryBreakdown], num_gpus: Sequence[int], active: int
-) -> MemoryBars:
+    keys: Sequence[str], memories: Sequence[MemoryBreakdown], num_gpus: Sequence[int], active: int,
+    ranges: Sequence[Band | None] = (),
+) -> MemoryBars:  # fmt: skip
     parts = [dict(m.parts()) for m in memories]
     return MemoryBars(
         keys=tuple(keys),
@@ -66,6 +70,7 @@ def memory_bars(
         gpus_needed=tuple(m.gpus_needed for m in memories),
         num_gpus=tuple(num_gpus),
         fits=tuple(m.fits for m in memories),
+        ranges_gib=tuple(None if b is None else (b.low / GIB, b.high / GIB) for b in ranges),
     )
 
 
@@ -74,6 +79,8 @@ class CostPoint:
     mfu_pct: float
     on_demand_usd: float
     spot_usd: float | None
+    low_usd: float | None = None  # the cost range (core/ranges.py): its low and high ends
+    high_usd: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +90,10 @@ class CostCurve:
     mfu_pct: tuple[float, ...]
     on_demand_usd: tuple[float, ...]
     spot_usd: tuple[float, ...] | None
+    # At each MFU, the cost with the cheapest offer and communication as modelled, and with the
+    # dearest offer and no communication hidden (core/ranges.py): the band around the line.
+    low_usd: tuple[float, ...] = ()
+    high_usd: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,10 +110,13 @@ class Outcome:
 def cost_curve(p: Plan) -> CostCurve:
     points = sweep(p, list(SWEEP_MFUS))
     spot = tuple(pt.spot_usd for pt in points)
+    low, high = cost_band(p, SWEEP_MFUS)
     return CostCurve(
         mfu_pct=tuple(pt.mfu * 100 for pt in points),
         on_demand_usd=tuple(pt.on_demand_usd for pt in points),
         spot_usd=None if any(s is None for s in spot) else spot,  # type: ignore[arg-type]
+        low_usd=low,
+        high_usd=high,
     )
 
 
@@ -185,14 +199,20 @@ class Outcomes:
         self._uses[inputs] = tuple(uses)
         for mi in uses:
             self._users[mi] = self._users.get(mi, 0) + 1
-        bars = memory_bars(methods, memories, [n] * len(methods), methods.index(current))
+        active = methods.index(current)
+        bands = [result.ranges.memory_bytes if i == active else None for i in range(len(methods))]
+        bars = memory_bars(methods, memories, [n] * len(methods), active, bands)
         return Outcome(
             inputs=inputs,
             result=result,
             memory_by_method=bars,
             cost_curve=cost_curve(p),
             cost_now=CostPoint(
-                result.time.mfu * 100, result.cost.on_demand_usd, result.cost.spot_usd
+                result.time.mfu * 100,
+                result.cost.on_demand_usd,
+                result.cost.spot_usd,
+                result.ranges.on_demand_usd.low,
+                result.ranges.on_demand_usd.high,
             ),
         )
 
@@ -230,6 +250,7 @@ def scenario_series(
             gpus_needed=tuple(b.gpus_needed[a] for b, a in zip(bars, own, strict=True)),
             num_gpus=tuple(o.result.time.num_gpus for o in outcomes),
             fits=tuple(b.fits[a] for b, a in zip(bars, own, strict=True)),
+            ranges_gib=tuple(b.ranges_gib[a] for b, a in zip(bars, own, strict=True)),
         ),
         curves=tuple(o.cost_curve for o in outcomes),
         now=tuple(o.cost_now for o in outcomes),

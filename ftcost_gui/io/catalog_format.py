@@ -12,7 +12,8 @@ Version history: 1, the first release. 2 adds ``currency`` to the document and `
 stated provider or region). 3 adds the time model's columns to each row: ``gpus_per_node``,
 ``network``, ``network_gbit_s``, ``rent_unit_gpus`` and the achievable matmul fraction with its
 source and date (a version 2 row takes the documented rule for its vendor and generation, marked
-as such; see ``_migrate_v2``).
+as such; see ``_migrate_v2``). 4 adds the range of on-demand offers, ``on_demand_low_usd_per_hour``
+and ``on_demand_high_usd_per_hour`` (the cost band; a version 3 row has none: ``null``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from ..core.catalog import (
 )
 
 FORMAT = "ftcost-gpu-catalog"
-VERSION = 3
+VERSION = 4
 MAX_NAME_LEN = 80
 
 
@@ -115,7 +116,22 @@ def _migrate_v2(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-_MIGRATIONS = {1: _migrate_v1, 2: _migrate_v2}
+_ADDED_IN_V4: dict[str, Any] = {
+    "on_demand_low_usd_per_hour": None,
+    "on_demand_high_usd_per_hour": None,
+}
+
+
+def _migrate_v3(doc: dict[str, Any]) -> dict[str, Any]:
+    """A version 3 document as version 4: no range of offers (the price alone)."""
+    doc = dict(doc)
+    gpus = doc.get("gpus")
+    if isinstance(gpus, list):
+        doc["gpus"] = [{**_ADDED_IN_V4, **row} if isinstance(row, dict) else row for row in gpus]
+    return doc
+
+
+_MIGRATIONS = {1: _migrate_v1, 2: _migrate_v2, 3: _migrate_v3}
 
 
 def _quoted(names: list[str], most: int = 3) -> str:

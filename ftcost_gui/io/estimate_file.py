@@ -130,6 +130,9 @@ V3_NEW_FIELDS: dict[str, Any] = {
     # dataset (issue 14): a measured length histogram; format 2 files had none (their length
     # spread, or no spread, decides the padding as before).
     "data.length_histogram": None,
+    # dataset (issue 14): the GPU's range of on-demand offers (the cost band); none before.
+    "hardware.gpu.on_demand_low_usd_per_hour": None,
+    "hardware.gpu.on_demand_high_usd_per_hour": None,
 }
 
 

@@ -158,7 +158,7 @@ def test_build_makes_what_model_construct_makes():
     r = estimate(make(training__method="lora", efficiency__step_time_s=1.5))
     parts = [r, *(getattr(r, name) for name in type(r).model_fields)]
     models = [p for p in parts if hasattr(p, "model_dump")]
-    assert len(models) == 13
+    assert len(models) == 14  # the 13 sections and result.ranges
     for part in models:
         cls = type(part)
         values = {name: getattr(part, name) for name in cls.model_fields}

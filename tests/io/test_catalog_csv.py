@@ -26,8 +26,9 @@ DOCUMENTED = [
     "id", "name", "vendor", "memory_gib", "bf16_tflops", "bf16_supported", "memory_bandwidth_gb_s",
     "interconnect", "interconnect_gb_s", "gpus_per_node", "network", "network_gbit_s",
     "rent_unit_gpus", "achievable_fraction", "achievable_source", "achievable_as_of",
-    "on_demand_usd_per_hour", "spot_usd_per_hour",
-    "price_as_of", "price_source", "memory_vendor_gb", "counting", "tdp_w", "year", "spec_source",
+    "on_demand_usd_per_hour", "spot_usd_per_hour", "on_demand_low_usd_per_hour",
+    "on_demand_high_usd_per_hour", "price_as_of", "price_source", "memory_vendor_gb", "counting",
+    "tdp_w", "year", "spec_source",
     "notes", "provider", "region", "pricing_tier",
 ]  # fmt: skip
 
@@ -215,7 +216,9 @@ def test_duplicate_ids_refused():
 
 
 def test_extra_cells_refused():
-    text = csv_text([row(id="a")]) + "b,B,NVIDIA,1,1,true,1,pcie,1,,,,,,,,1,,,,,,,,,,,,,surplus\r\n"
+    text = (
+        csv_text([row(id="a")]) + "b,B,NVIDIA,1,1,true,1,pcie,1,,,,,,,,1,,,,,,,,,,,,,,,surplus\r\n"
+    )
     gpus, errors = loads_csv(text)
     assert [g.id for g in gpus] == ["a"]
     assert [(e.line, e.reason, e.value) for e in errors] == [

@@ -307,3 +307,29 @@ def test_csv_import_refuses_fifos_devices_and_huge_files(tmp_path):
         fh.truncate(64 * 1024 * 1024)
     with pytest.raises(CatalogError, match="too large for a CSV file"):
         import_csv(tmp_path / "huge.csv")
+
+
+def test_a_version_3_file_reads_with_no_range_of_offers():
+    """Format 4 added the range of on-demand offers; a version 3 row had none."""
+    doc = _doc(version=3)
+    for row in doc["gpus"]:
+        del row["on_demand_low_usd_per_hour"], row["on_demand_high_usd_per_hour"]
+    catalog = loads_catalog(_text(doc))
+    assert [g.on_demand_low_usd_per_hour for g in catalog.gpus] == [None, None]
+    assert [g.on_demand_high_usd_per_hour for g in catalog.gpus] == [None, None]
+    same = _doc()
+    for row in same["gpus"]:
+        row["on_demand_low_usd_per_hour"] = row["on_demand_high_usd_per_hour"] = None
+    assert catalog == loads_catalog(_text(same))
+
+
+def test_the_builtin_ranges_hold_the_price():
+    """Each built-in range, from reference/gpus.md's listings, holds the row's own price."""
+    ranged = [g for g in builtin_catalog().gpus if g.on_demand_low_usd_per_hour is not None]
+    assert {g.id for g in ranged} >= {"h100-sxm", "a100-80gb-sxm", "b200", "rtx-4090"}
+    for g in ranged:
+        assert g.on_demand_high_usd_per_hour is not None
+        assert g.on_demand_low_usd_per_hour <= g.on_demand_usd_per_hour
+        assert g.on_demand_usd_per_hour <= g.on_demand_high_usd_per_hour
+    h100 = builtin_catalog().find("h100-sxm")
+    assert (h100.on_demand_low_usd_per_hour, h100.on_demand_high_usd_per_hour) == (2.0, 12.29)

@@ -79,7 +79,7 @@ def test_round_trip_create_edit_save_reload(store, root):
     assert again.find("h100-sxm").on_demand_usd_per_hour == 2.15
     assert again.find("lab-box").spot_usd_per_hour is None
     doc = json.loads(path.read_text(encoding="utf-8"))
-    assert (doc["format"], doc["version"], doc["name"]) == ("ftcost-gpu-catalog", 3, "Team prices")
+    assert (doc["format"], doc["version"], doc["name"]) == ("ftcost-gpu-catalog", 4, "Team prices")
     assert doc["currency"] == "USD"
     assert doc["app"].startswith("ftcost ")
     assert files(root) == ["team-prices.json"]  # no temp files left behind

@@ -1,0 +1,162 @@
+"""Ranges: low, expected and high of the figures a decision rests on, and what each band is.
+
+The expected figure is the estimate's own. The bands widen it by what the estimate cannot know:
+
+- **Memory per GPU** (the device total). Low: when a micro-batch is padded to its longest row
+  and the data is shorter than the max length, no row of the run reaches the max length; the
+  peak is at the data's longest sequence (the measured histogram's top edge, or the log-normal's
+  (1 − 1/N) quantile for N sequences an epoch). High: the allocator at its measured worst, 0.73
+  allocated ÷ reserved (PEFT's MetaMathQA LoRA runs, docs/accuracy.md: 0.73–0.82 measured)
+  instead of the allocator efficiency given, when that is higher.
+- **Time** (compute GPU-hours, held wall-clock and GPU-hours). Low: the MFU at the top of its
+  uncertainty band, MFU × (1 + band), communication overlapping compute as modelled (comm.py's
+  windows). High: MFU × (1 − band), and no communication hidden at all (overlap 0: NCCL
+  serialised behind compute, the worst a link can do).
+- **Cost**: held GPU-hours of each end × the price; the price ranges over the GPU's on-demand
+  offers where its catalog row gives a range (``on_demand_low/high_usd_per_hour``). Spot and the
+  project follow the run's time band.
+
+low ≤ expected ≤ high holds for every figure over the whole input space
+(tests/core/test_ranges.py): each end moves every input of the figure the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+
+from . import alignment
+from .inputs import EstimateInputs
+from .lengths import distribution
+from .memory import RECIPES
+from .memory_step import MemoryInputs, memory_per_gpu
+from .params import NO_ADAPTERS, lora_adapters
+from .plan import Plan
+from .results import Band, CostBreakdown, ProjectSummary, RangeSummary, build
+from .time_cost import RunTime, TimePlan, run_time, spot_factor
+from .units import SECONDS_PER_HOUR
+
+# Allocated ÷ reserved memory at the peak, the lowest measured (docs/accuracy.md: PEFT's
+# MetaMathQA LoRA r32/r64 runs on an L40S, 5,000 steps, padded batches: 0.73).
+WORST_ALLOCATOR_EFFICIENCY = 0.73
+
+
+def _band(low: float, expected: float, high: float) -> Band:
+    return build(Band, low=low, expected=expected, high=high)
+
+
+def longest_row(inputs: EstimateInputs) -> float:
+    """The longest row a micro-batch holds over the run: the max length, unless the rows are
+    padded to their longest and the data's longest sequence is shorter."""
+    d, s = inputs.data, inputs.data.max_seq_len
+    if d.mode != "examples" or d.padding != "longest" or alignment.is_rl(inputs.objective):
+        return float(s)
+    dist = distribution(d.mean_tokens_per_example, d.length_cv, d.length_histogram)
+    sequences = d.num_examples * (2 if inputs.objective.objective == "dpo" else 1)
+    top = dist.quantile(1.0 - 1.0 / (sequences + 1))
+    return float(min(s, max(1, math.ceil(top))))
+
+
+def _memory_at(p: Plan, seq_len: int) -> float:
+    """The device total per GPU on the plan's GPUs with rows of ``seq_len`` tokens."""
+    inputs = p.inputs
+    tr = inputs.training.model_copy(
+        update={
+            "checkpointing": "full" if p.layout.checkpointing else "none",
+            "auto_gpu_count": False,
+            "num_gpus": p.layout.step.num_gpus,
+        }
+    )
+    mi = replace(MemoryInputs.of(inputs), training=tr, seq_len=seq_len)
+    adapters = NO_ADAPTERS if RECIPES[tr.method].full else lora_adapters(inputs.model, p.counts, tr)
+    return memory_per_gpu(mi, p.counts, adapters, []).breakdown.total_bytes
+
+
+def _price_band(p: Plan) -> tuple[float, float, float]:
+    """(cheapest, given, dearest) on-demand price: the catalog's range of offers, widened to
+    hold the price given."""
+    gpu = p.inputs.hardware.gpu
+    od = gpu.on_demand_usd_per_hour
+    lo, hi = gpu.on_demand_low_usd_per_hour, gpu.on_demand_high_usd_per_hour
+    return min(od, od if lo is None else lo), od, max(od, od if hi is None else hi)
+
+
+def _exposed(p: Plan) -> TimePlan:
+    """The time plan with no communication hidden (the high end), when there is a band."""
+    comm = p.time.comm
+    if p.time.comm_flat is None and comm.seconds_per_step > 0 and comm.overlap > 0:
+        return p.time._replace(comm=comm._replace(overlap=0.0))
+    return p.time
+
+
+def cost_band(p: Plan, mfus: Sequence[float]) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """At each MFU, the cost per run at the cheapest offer with communication as modelled, and at
+    the dearest offer with none hidden: the cost curve's band (core/series.py)."""
+    od_lo, _, od_hi = _price_band(p)
+    exposed = _exposed(p)
+    low = tuple(run_time(p.time, m, od_lo).on_demand_usd for m in mfus)
+    high = tuple(run_time(exposed, m, od_hi).on_demand_usd for m in mfus)
+    return low, high
+
+
+def range_summary(
+    p: Plan, rt: RunTime, cost: CostBreakdown, project: ProjectSummary
+) -> RangeSummary:
+    """Every band of the estimate finished from ``p`` at ``rt`` with these prices."""
+    inputs = p.inputs
+    hw, eff, gpu = inputs.hardware, inputs.efficiency, inputs.hardware.gpu
+    mem = p.memory
+    # Memory: the rows the data really reaches; the allocator at its measured worst.
+    row = longest_row(inputs)
+    low_mem = _memory_at(p, int(row)) if row < inputs.data.max_seq_len else mem.total_bytes
+    low_mem = min(low_mem, mem.total_bytes)
+    worst = min(hw.usable_memory_fraction, WORST_ALLOCATOR_EFFICIENCY)
+    high_mem = (
+        mem.peak_allocated_bytes / worst + mem.overhead_bytes
+        if worst < hw.usable_memory_fraction
+        else mem.total_bytes  # already at or below the worst measured: no band
+    )
+    # Time: the MFU band, and communication as modelled or not hidden at all.
+    mfu = p.time.mfu.mfu
+    # The top of the band stops at the vendor peak, unless the MFU is already past it (a GPU
+    # measured above its derived peak: achievable > 1).
+    mfu_hi = max(mfu, min(mfu * (1 + eff.mfu_band), 1.0))
+    mfu_lo = mfu * (1 - eff.mfu_band)
+    exposed_plan = _exposed(p)
+    comm_band = exposed_plan is not p.time
+    od_lo, od, od_hi = _price_band(p)
+    fast = run_time(p.time, mfu_hi, od_lo)
+    slow = run_time(exposed_plan, mfu_lo, od_hi)
+    hours = SECONDS_PER_HOUR
+    spot = None
+    if gpu.spot_usd_per_hour is not None:
+        # the same products as price_run, in the same order: a zero band is exactly zero
+        f, s = spot_factor(inputs, p.nodes), gpu.spot_usd_per_hour
+        spot = _band(fast.held_gpu_hours * f * s, cost.spot_usd or 0.0, slow.held_gpu_hours * f * s)
+    pj = project
+    fixed = pj.storage_usd + pj.engineering_usd
+    run_band = spot if inputs.project.billing == "spot" and spot is not None else None
+    lo_run = run_band.low if run_band else fast.on_demand_usd
+    hi_run = run_band.high if run_band else slow.on_demand_usd
+    return build(
+        RangeSummary,
+        memory_bytes=_band(low_mem, mem.total_bytes, max(high_mem, mem.total_bytes)),
+        memory_row_tokens=row,
+        memory_efficiency_high=worst,
+        memory_high_fits=high_mem <= mem.capacity_bytes,
+        mfu=_band(mfu_lo, mfu, mfu_hi),
+        mfu_band=eff.mfu_band,
+        comm_band=comm_band,
+        comm_exposed_s=rt.comm_exposed_s,
+        comm_exposed_high_s=slow.comm_exposed_s,
+        price_usd_per_hour=_band(od_lo, od, od_hi),
+        compute_gpu_hours=_band(
+            fast.compute_gpu_s / hours, rt.compute_gpu_s / hours, slow.compute_gpu_s / hours
+        ),
+        held_wall_s=_band(fast.held_wall_s, rt.held_wall_s, slow.held_wall_s),
+        held_gpu_hours=_band(fast.held_gpu_hours, rt.held_gpu_hours, slow.held_gpu_hours),
+        on_demand_usd=_band(fast.on_demand_usd, rt.on_demand_usd, slow.on_demand_usd),
+        spot_usd=spot,
+        project_usd=_band(pj.runs * lo_run + fixed, pj.total_usd, pj.runs * hi_run + fixed),
+    )
