@@ -102,7 +102,6 @@ class MeasureDatasetDialog(QDialog):
         tokens_label.setBuddy(self.tokens_combo)
         form.addRow(tokens_label, self.tokens_combo)
         self.model_line = QLabel(self)
-        self.model_line.setWordWrap(True)
         self.model_line.setTextFormat(Qt.TextFormat.RichText)
         form.addRow("", self.model_line)
         column.addWidget(source)
