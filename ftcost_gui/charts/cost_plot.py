@@ -33,12 +33,26 @@ class CostPlot(PlotView):
         pi.addItem(self.band)
         self.band_label = pg.TextItem("well-tuned 35–55%", anchor=(0.5, 1))
         pi.addItem(self.band_label)
+        # The cost range at each MFU (core/ranges.py): cheapest offer and communication as
+        # modelled (lower dotted line), dearest offer with none hidden (upper).
+        # (no legend entry: where the offers and communication add nothing the lines lie on the
+        # on-demand curve; the tooltip explains them)
+        self.range_high = pi.plot([], [])
+        self.range_low = pi.plot([], [])
         self.od_curve = pi.plot([], [], pen=pg.mkPen(OD_COLOR, width=2.5), name="On-demand")
         self.spot_curve = pi.plot(
             [], [], pen=pg.mkPen(SPOT_COLOR, width=2.5, style=Qt.PenStyle.DashLine), name="Spot"
         )
+        # The whole cost range of the current point, MFU band included.
+        self.range_bar = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=1.2)
+        pi.addItem(self.range_bar)
         self.marker = pg.ScatterPlotItem(size=11, name="Current MFU")
         pi.addItem(self.marker)
+        self.plot_widget.setToolTip(
+            "Cost per run against MFU. Dotted: the cost range at each MFU, from the cheapest "
+            "offer of this GPU with communication overlapping as modelled to the dearest with "
+            "none hidden. The bar on the current point: its whole range, the MFU band included."
+        )
         self.cursor = pg.InfiniteLine(angle=90, movable=False)
         self.cursor.setVisible(False)
         pi.addItem(self.cursor, ignoreBounds=True)
@@ -72,6 +86,9 @@ class CostPlot(PlotView):
         self.hover.fill = pg.mkBrush(theme.legend_brush())
         self.hover.border = pg.mkPen(theme.neutral)
         self.hover.update()
+        for line in (self.range_low, self.range_high):
+            line.setPen(pg.mkPen(OD_COLOR, width=1.2, style=Qt.PenStyle.DotLine))
+        self.range_bar.setData(pen=pg.mkPen(theme.foreground, width=1.5))
 
     def set_series(self, curve: CostCurve, now: CostPoint) -> None:
         """The curves (redrawn only when they changed: an MFU edit moves the marker alone)."""
@@ -85,6 +102,12 @@ class CostPlot(PlotView):
         self.od = np.array(curve.on_demand_usd)
         self.spot = np.array(curve.spot_usd, dtype=float) if curve.spot_usd is not None else None
         self.od_curve.setData(self.x, self.od)
+        if curve.low_usd and curve.high_usd:
+            self.range_low.setData(self.x, np.array(curve.low_usd))
+            self.range_high.setData(self.x, np.array(curve.high_usd))
+        else:
+            self.range_low.setData([], [])
+            self.range_high.setData([], [])
         if self.spot is not None:
             self.spot_curve.setData(self.x, self.spot)
             self.spot_curve.setVisible(True)
@@ -99,7 +122,15 @@ class CostPlot(PlotView):
         if cur_spot is not None:
             spots.append({"pos": (mfu, cur_spot), "brush": pg.mkBrush(SPOT_COLOR)})
         self.marker.setData(spots)
-        ymax = max(float(self.od.max()), cur_od)
+        self.range_now = (now.low_usd, now.high_usd)
+        if now.low_usd is not None and now.high_usd is not None:
+            self.range_bar.setData(
+                x=np.array([mfu]), y=np.array([cur_od]),
+                top=np.array([now.high_usd - cur_od]), bottom=np.array([cur_od - now.low_usd]),
+            )  # fmt: skip
+        else:
+            self.range_bar.setData(x=np.zeros(0), y=np.zeros(0))
+        ymax = max(float(self.od.max()), cur_od)  # the range may reach past the top
         if self.spot is not None:
             ymax = max(ymax, float(self.spot.max()))
         xmin, xmax = min(8.0, mfu - 2), max(62.0, mfu + 2)

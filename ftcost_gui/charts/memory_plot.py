@@ -71,7 +71,9 @@ class MemoryPlot(PlotView):
         pi.setLabel("bottom", "Method (* = current)")
         self.plot_widget.setToolTip(
             "Each method's memory per GPU on the current scenario's GPU count; above each bar, "
-            "the GPUs that method needs."
+            "the GPUs that method needs. The error bar on a bar: its memory range, low (no row "
+            "longer than the data's longest sequence) to high (the allocator at its measured "
+            "worst)."
         )
         pi.setMouseEnabled(x=False, y=False)
         self.bars: dict[str, pg.BarGraphItem] = {}
@@ -91,6 +93,13 @@ class MemoryPlot(PlotView):
             pen=pg.mkPen(self.theme.foreground, width=2.5, style=Qt.PenStyle.DashLine),
         )  # fmt: skip
         pi.addItem(self.highlight)
+        # low – high of a bar's memory (core/ranges.py: the data's longest row, the allocator
+        # at its measured worst), as an error bar on its top
+        self.range_bars = pg.ErrorBarItem(
+            x=np.zeros(0), y=np.zeros(0), beam=WIDTH * 0.4,
+            pen=pg.mkPen(self.theme.foreground, width=1.5),
+        )  # fmt: skip
+        pi.addItem(self.range_bars)
         self.usable_line = pg.InfiniteLine(
             angle=0, movable=False, pen=pg.mkPen(self.theme.bad, width=2),
             label="usable {value:.1f} GiB",
@@ -116,6 +125,7 @@ class MemoryPlot(PlotView):
         self.heights_gib: dict[str, list[float]] = {}
         self.gpus_needed: dict[str, int | None] = {}
         self.current_method = ""
+        self.ranges_gib: dict[str, tuple[float, float]] = {}
         self._bars: MemoryBars | None = None
 
     def restyle(self, theme: Theme) -> None:
@@ -132,6 +142,7 @@ class MemoryPlot(PlotView):
         self.total_line.label.setColor(theme.muted)
         for label in self.count_labels:
             label.setColor(theme.foreground)
+        self.range_bars.setData(pen=pg.mkPen(theme.foreground, width=1.5))
 
     def _show_legend(self, keys: tuple[str, ...], extra: LegendExtra = ()) -> None:
         """The legend: the memory parts ``keys``, then ``extra`` (item, label) entries."""
@@ -162,6 +173,7 @@ class MemoryPlot(PlotView):
             item.setOpts(x=x, height=h, y0=base.copy(), width=WIDTH)
             base = base + h
         totals = base
+        self.draw_ranges(bars, x, totals)
         self._show_legend(self.parts_drawn())
         idx = bars.active
         self.highlight.setOpts(x=[x[idx]], height=[totals[idx]], y0=[0.0], width=WIDTH + 0.08)
@@ -187,9 +199,25 @@ class MemoryPlot(PlotView):
         ticks = [(float(i), SHORT[m] + ("*" if m == method else "")) for i, m in enumerate(methods)]
         self.plot_item.getAxis("bottom").setTicks([ticks])
         # Headroom above the total line for its label (it sits above the line, usable below).
-        top = max(float(totals.max()), total) * 1.2
+        highs = [band[1] for band in bars.ranges_gib if band is not None]
+        top = max(float(totals.max()), total, *highs) * 1.2
         self.plot_item.setXRange(-0.6, len(methods) - 0.4, padding=0)
         self.plot_item.setYRange(0, top, padding=0)
+
+    def draw_ranges(self, bars: MemoryBars, x: np.ndarray, totals: np.ndarray) -> None:
+        """An error bar from low to high on each bar that has a range (explained in the plot's
+        tooltip, not the legend: one more legend row cuts the plot at 1024×700)."""
+        ranged = [i for i, band in enumerate(bars.ranges_gib) if band is not None]
+        self.ranges_gib = {bars.keys[i]: bars.ranges_gib[i] for i in ranged}  # type: ignore[misc]
+        if not ranged:
+            self.range_bars.setData(x=np.zeros(0), y=np.zeros(0))
+            return
+        lo = np.array([bars.ranges_gib[i][0] for i in ranged])  # type: ignore[index]
+        hi = np.array([bars.ranges_gib[i][1] for i in ranged])  # type: ignore[index]
+        y = totals[ranged]
+        self.range_bars.setData(
+            x=x[ranged], y=y, top=np.maximum(hi - y, 0.0), bottom=np.maximum(y - lo, 0.0)
+        )
 
     def parts_drawn(self) -> tuple[str, ...]:
         """The legend lists the parts some bar has: SFT keeps its nine, RL adds its own."""

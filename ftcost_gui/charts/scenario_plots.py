@@ -101,7 +101,8 @@ class ScenarioMemoryPlot(MemoryPlot):
         pi.setTitle("Memory per GPU by scenario")
         pi.setLabel("bottom", "Scenario (▶ = selected)")
         self.plot_widget.setToolTip(
-            "Each scenario's memory per GPU on its own GPU count (above each bar)."
+            "Each scenario's memory per GPU on its own GPU count (above each bar); the error bar: "
+            "its memory range, low (the data's longest row) to high (the allocator at its worst)."
         )
         self.usable_marks = pg.PlotDataItem([], [], connect="pairs")
         self.total_marks = pg.PlotDataItem([], [], connect="pairs")
@@ -165,6 +166,7 @@ class ScenarioMemoryPlot(MemoryPlot):
             if not same
             else ()
         )
+        self.draw_ranges(bars, x, totals)
         self._show_legend(self.parts_drawn(), marks)
         self.gpus_needed = dict(zip(names, bars.gpus_needed, strict=True))
         while len(self.count_labels) < n:
@@ -186,7 +188,8 @@ class ScenarioMemoryPlot(MemoryPlot):
             else:
                 label.setVisible(False)
         self._update_ticks()
-        top = max(float(totals.max()) if n else 1.0, max(capacity, default=1.0)) * 1.15
+        highs = [band[1] for band in bars.ranges_gib if band is not None]
+        top = max(float(totals.max()) if n else 1.0, max(capacity, default=1.0), *highs) * 1.15
         # Room on the right for the legend (wider with the per-GPU marks), so it covers no bar.
         self.plot_item.setXRange(-0.6, n + (0.9 if same else 1.5), padding=0)
         self.plot_item.setYRange(0, top, padding=0)

@@ -8,8 +8,10 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
     QGridLayout,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -20,6 +22,7 @@ from ..charts.theme import Theme, theme_for
 from ..core.inputs import EstimateInputs
 from ..core.results import EstimateResult
 from ..present.figures import HEADLINES, breakdown_rows, headline_texts
+from ..present.ranges import headline_ranges
 from .muted_label import MutedLabel
 
 __all__ = ["HEADLINES", "BreakdownTable", "HeadlineView", "breakdown_rows", "headline_texts"]
@@ -77,6 +80,32 @@ class FitLabel(QLabel):
             self.setFont(self._font(scale))
 
 
+class RangeLabel(MutedLabel):
+    """A card's low–high, shown whole where its line has room for it, else not at all (never
+    clipped; the card's tooltip has it)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("", parent)
+        self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.full = ""
+
+    def set_range(self, text: str) -> None:
+        self.full = text
+        self._fit()
+
+    def _fit(self) -> None:
+        fits = QFontMetrics(self.font()).horizontalAdvance(self.full) <= self.width()
+        text = self.full if fits else ""
+        if self.text() != text:  # setText repaints the results area even when it is the same
+            self.setText(text)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+
 class HeadlineCard(QFrame):
     """One figure: a small caption, the value in large type, a detail line."""
 
@@ -95,14 +124,27 @@ class HeadlineCard(QFrame):
         self.detail.setObjectName(f"detail_{key}")
         self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        lay.addWidget(self.caption)
+        # low–high (core/ranges.py) on the caption's line, right-aligned, where the line has room
+        # for it (a line of its own would take the plots' height at 1024×700); the tooltip always
+        # has it, with where the band comes from.
+        self.range = RangeLabel(self)
+        self.range.setObjectName(f"range_{key}")
+        top = QHBoxLayout()
+        top.setSpacing(4)
+        top.addWidget(self.caption)
+        top.addWidget(self.range, 1)
+        lay.addLayout(top)
         lay.addWidget(self.value)
         lay.addWidget(self.detail)
         lay.addStretch(1)
         self.state: bool | str | None = None
 
-    def set(self, value: str, detail: str, tooltip: str = "", ok: bool | str | None = None) -> None:
-        """``ok``: True green, False red, "warn" amber (fits, near the limit), None plain."""
+    def set(
+        self, value: str, detail: str, tooltip: str = "", ok: bool | str | None = None,
+        band: tuple[str, str] | None = None,
+    ) -> None:  # fmt: skip
+        """``ok``: True green, False red, "warn" amber (fits, near the limit), None plain;
+        ``band``: (low–high, where it comes from)."""
         # Each call changes only what differs: a label's text set again, or a style sheet (even
         # the same one), re-polishes and repaints, and the whole results area with it.
         if self.value.text() != value:
@@ -110,6 +152,9 @@ class HeadlineCard(QFrame):
             self.value.setAccessibleName(f"{self.caption.text()}: {value}")
         if self.detail.text() != detail:
             self.detail.setText(detail)
+        self.range.set_range(band[0] if band else "")
+        if band is not None:
+            tooltip = f"{tooltip}\n\nRange {band[0]} — {band[1]}."
         self.state = ok
         self.recolour(theme_for(self.palette(), QPalette.ColorRole.Window))
         if self.toolTip() != tooltip:
@@ -158,11 +203,12 @@ class HeadlineView(QWidget):
 
     def set_result(self, inputs: EstimateInputs, r: EstimateResult) -> None:
         texts = headline_texts(inputs, r)
+        bands = headline_ranges(inputs, r)
         for key, (value, detail, tip) in texts.items():
             ok: bool | str | None = None
             if key == "memory":
                 ok = {"fits": True, "near_limit": "warn"}.get(r.layout.memory_status, False)
-            self.cards[key].set(value, detail, tip, ok)
+            self.cards[key].set(value, detail, tip, ok, bands.get(key))
         self.warnings.setText("⚠ " + "  ⚠ ".join(r.warnings) if r.warnings else "")
         self.warnings.setVisible(bool(r.warnings))
 

@@ -81,8 +81,8 @@ def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple
         ),
         "cost": (
             f"{fmt_usd(c.on_demand_usd)} on-demand",
-            f"{spot} · range {fmt_usd(c.low_usd)} – {fmt_usd(c.high_usd)}",
-            "Held GPU-hours × your price; range at the MFU band's ends.",
+            spot,
+            "Held GPU-hours × your price.",
         ),
         "project": (
             fmt_usd(p.total_usd),
@@ -91,8 +91,7 @@ def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple
             f"{fmt_usd(p.engineering_usd)} engineering & data ({people_h:,.4g} h) + "
             f"{fmt_usd(p.storage_usd)} storage",
             "Runs (planned + failed) × cost per run + engineering and data-preparation hours × "
-            f"the hourly rate + checkpoint storage. Range {fmt_usd(p.low_usd)} – "
-            f"{fmt_usd(p.high_usd)} (the runs at the MFU band's ends).",
+            "the hourly rate + checkpoint storage.",
         ),
     }
 

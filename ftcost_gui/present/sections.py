@@ -13,6 +13,7 @@ from ..core.results import MEMORY_PART_LABELS, CostBreakdown, EstimateResult
 from ..core.units import SECONDS_PER_HOUR, fmt_flops, fmt_gb, fmt_gib, fmt_hours, fmt_pct
 from ..io.names import plain
 from .objective import objective_label_rows
+from .ranges import range_rows
 from .text import fmt_cost, fmt_count
 from .time_texts import (
     checkpointing_text,
@@ -56,6 +57,7 @@ def estimate_sections(inputs: EstimateInputs, r: EstimateResult) -> list[Section
         *_objective(r),
         _cost(inputs, r),
         _project(inputs, r),
+        _ranges(inputs, r),
     ]
     if r.warnings:
         sections.append(Section("Warnings", items=tuple(plain(w) for w in r.warnings)))
@@ -200,6 +202,19 @@ def _cost(inputs: EstimateInputs, r: EstimateResult) -> Section:
     )
 
 
+def _ranges(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    """Low / expected / high of each figure; where each band comes from below them."""
+    rows = range_rows(inputs, r)
+    by_source: dict[str, list[str]] = {}
+    for name, *_, src in rows:
+        by_source.setdefault(src, []).append(name)
+    return Section(
+        "Ranges (low / expected / high)",
+        tuple((name, f"{lo} / {mid} / {hi}") for name, lo, mid, hi, _ in rows),
+        tuple(f"{' and '.join(names)}: {src}" for src, names in by_source.items()),
+    )
+
+
 def _project(inputs: EstimateInputs, r: EstimateResult) -> Section:
     p, pj = r.project, inputs.project
     billing = "spot" if pj.billing == "spot" else "on-demand"
@@ -207,7 +222,11 @@ def _project(inputs: EstimateInputs, r: EstimateResult) -> Section:
         f"{fmt_cost(p.storage_usd)} ({pj.checkpoints_retained} × "
         f"{fmt_gb(r.checkpoint.resumable_bytes)} for {pj.storage_months:g} months)"
     )
-    total = f"{fmt_cost(p.total_usd)} (range {fmt_cost(p.low_usd)} – {fmt_cost(p.high_usd)})"
+    band = fmt_pct(inputs.efficiency.mfu_band, 0)
+    total = (
+        f"{fmt_cost(p.total_usd)} ({fmt_cost(p.low_usd)} – {fmt_cost(p.high_usd)} at MFU ±{band}; "
+        "every band under Ranges)"
+    )
     return Section(
         f"Project ({p.runs} runs: {pj.planned_runs} planned + {pj.failed_runs} failed, {billing})",
         (

@@ -18,6 +18,7 @@ from ..io.names import for_html as escape  # names from files: controls stripped
 from ..present.blocks import to_html
 from ..present.explain import explain
 from ..present.figures import HEADLINES, breakdown_rows, headline_texts
+from ..present.ranges import headline_ranges, range_rows
 from ..present.tables import (
     ARTICLES,
     ASSUMPTIONS,
@@ -127,9 +128,11 @@ def comparison_html(report: Report, target: Target) -> str:
 def headline_html(report: Report, target: Target, i: int) -> str:
     s, r = report.document.scenarios[i], report.results[i]
     texts = headline_texts(s.inputs, r)
+    bands = headline_ranges(s.inputs, r)
     rows = "".join(
         f"<tr><td><b>{escape(caption)}</b></td><td class='num'><b>{escape(texts[key][0])}</b></td>"
-        f"<td>{escape(texts[key][1])}</td></tr>"
+        f"<td class='num'>{escape(bands[key][0]) if key in bands else ''}"
+        f"</td><td>{escape(texts[key][1])}</td></tr>"
         for key, caption in HEADLINES
     )
     warn = ""
@@ -138,10 +141,27 @@ def headline_html(report: Report, target: Target, i: int) -> str:
     return (
         "<h3>Headline results</h3>"
         + _table(target, 'width="100%"')
-        + "<tr><th>Figure</th><th>Value</th><th>Detail</th></tr>"
+        + "<tr><th>Figure</th><th>Value</th><th>Range</th><th>Detail</th></tr>"
         + rows
         + "</table>"
         + warn
+    )
+
+
+def ranges_html(report: Report, target: Target, i: int) -> str:
+    """Low, expected and high of each figure, and where each band comes from."""
+    s, r = report.document.scenarios[i], report.results[i]
+    rows = "".join(
+        f"<tr><td>{escape(name)}</td><td class='num'>{escape(lo)}</td>"
+        f"<td class='num'><b>{escape(mid)}</b></td><td class='num'>{escape(hi)}</td>"
+        f"<td>{escape(src)}</td></tr>"
+        for name, lo, mid, hi, src in range_rows(s.inputs, r)
+    )
+    return (
+        "<h3>Ranges</h3>"
+        + _table(target, 'width="100%"')
+        + "<tr><th>Figure</th><th>Low</th><th>Expected</th><th>High</th>"
+        "<th>Where the band comes from</th></tr>" + rows + "</table>"
     )
 
 
@@ -316,6 +336,7 @@ def report_html(report: Report, images: Mapping[str, bytes], target: Target = "h
         )
         if report.several:
             parts.append(headline_html(report, target, i))
+        parts.append(ranges_html(report, target, i))
         parts.append(breakdown_html(report, target, i))
         parts.append("<h3>How this is computed</h3>")
         parts.append(explain_body(report, i))

@@ -15,6 +15,7 @@ from ..io.names import for_markdown as md
 from ..present.blocks import md_table, to_markdown
 from ..present.explain import explain
 from ..present.figures import HEADLINES, breakdown_rows, headline_texts
+from ..present.ranges import headline_ranges, range_rows
 from ..present.tables import (
     ARTICLES,
     ASSUMPTIONS,
@@ -28,8 +29,22 @@ from .content import IMAGE_NAMES, Report, image_captions, image_titles
 # --- Markdown -------------------------------------------------------------------------------------
 def _headlines(inputs: EstimateInputs, r: EstimateResult) -> str:
     texts = headline_texts(inputs, r)
-    rows = [[cap, md(texts[k][0]), md(texts[k][1])] for k, cap in HEADLINES]
-    return md_table(["Figure", "Value", "Detail"], rows, "lrl")
+    bands = headline_ranges(inputs, r)
+
+    def band(key: str) -> str:
+        return md(bands[key][0]) if key in bands else ""
+
+    rows = [[cap, md(texts[k][0]), band(k), md(texts[k][1])] for k, cap in HEADLINES]
+    return md_table(["Figure", "Value", "Range", "Detail"], rows, "lrrl")
+
+
+def _ranges(inputs: EstimateInputs, r: EstimateResult) -> str:
+    rows = [
+        [name, lo, f"**{mid}**", hi, md(src)] for name, lo, mid, hi, src in range_rows(inputs, r)
+    ]
+    return md_table(
+        ["Figure", "Low", "Expected", "High", "Where the band comes from"], rows, "lrrrl"
+    )
 
 
 def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
@@ -96,6 +111,8 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
             out.append(_headlines(s.inputs, r))
         for w in r.warnings:
             out.append(f"> ⚠ {md(w)}\n")  # warnings quote names
+        out.append("### Ranges\n")
+        out.append(_ranges(s.inputs, r))
         out.append("### Breakdown\n")
         out.append(md_table(["Group", "Part", "Value"], breakdown_rows(s.inputs, r), "llr"))
         out.append("### How this is computed\n")

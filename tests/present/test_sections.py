@@ -53,7 +53,12 @@ def test_sections_carry_units_and_clean_names():
     assert headline(inputs, r).startswith("Evil · Full · mixed-precision AdamW")
     sections = {s.title.split(" (")[0]: dict(s.rows) for s in estimate_sections(inputs, r)}
     assert list(sections) == ["Model & data", "Memory per GPU", "FLOPs", "Time", "Cost per run",
-                              "Project"]  # fmt: skip
+                              "Project", "Ranges"]  # fmt: skip
+    g = r.ranges  # low / expected / high as the estimate's own figures, formatted
+    assert sections["Ranges"]["Memory per GPU"] == " / ".join(
+        f"{b / GIB:,.1f} GiB" for b in (g.memory_bytes.low, g.memory_bytes.expected,
+                                         g.memory_bytes.high)
+    )  # fmt: skip
     mem = sections["Memory per GPU"]
     assert mem["Total"] == f"{r.memory.total_bytes / GIB:,.1f} GiB"
     assert mem["GPUs needed"] == str(r.memory.gpus_needed)
