@@ -130,20 +130,21 @@ def tokenizers_available() -> bool:
 def exact_counter(path: str | os.PathLike[str], family: Family, label: str = "") -> TokenCounter:
     """A counter over a tokenizer.json (a file or a folder holding one); TokenizerError when the
     package is missing or the file does not load."""
+    file = Path(path)
+    if file.is_dir():
+        file = file / TOKENIZER_NAME
+    try:  # the file first: a wrong path is the error to fix, with or without the package
+        check_regular(file, TOKENIZER)
+    except FileReadError as exc:
+        raise TokenizerError(str(exc)) from None
     try:
         from tokenizers import Tokenizer
     except ImportError:
         raise TokenizerError(
             "exact counts need the 'tokenizers' package: pip install tokenizers"
         ) from None
-    file = Path(path)
-    if file.is_dir():
-        file = file / TOKENIZER_NAME
     try:
-        check_regular(file, TOKENIZER)
         tok = Tokenizer.from_file(str(file))
-    except FileReadError as exc:
-        raise TokenizerError(str(exc)) from None
     except Exception as exc:  # the Rust loader's errors are plain Exceptions
         raise TokenizerError(
             f"{file.name} is not a tokenizer.json tokenizers can load: {exc}"
