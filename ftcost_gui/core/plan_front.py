@@ -246,6 +246,17 @@ class PlanPoints:
     current: tuple[float, float] | None  # the scenario's (wall-clock h, cost)
 
 
+def scenario_point(result: EstimateResult, billing: str) -> tuple[float, float] | None:
+    """(wall-clock h, cost) of an estimate at a billing, as the search prices a plan: on spot
+    the spot cost and the wall-clock × the interruption factor; None without a spot price."""
+    t, c = result.time, result.cost
+    if billing == "spot":
+        if c.spot_usd is None:
+            return None
+        return t.held_wall_s * c.spot_factor / SECONDS_PER_HOUR, c.spot_usd
+    return t.held_wall_s / SECONDS_PER_HOUR, c.on_demand_usd
+
+
 def plan_points(search: PlanSearch) -> PlanPoints:
     opts = search.options
     front = tuple(sorted(search.ranked, key=lambda i: (opts[i].wall_s, opts[i].cost_usd)))

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ._field import fld
 from .compare import Offer
 from .defaults import with_spec
-from .inputs import Billing, EstimateInputs, Method, Sharding
+from .inputs import Billing, EstimateInputs, GpuSpec, Method, Sharding
 from .layout import rented
 
 # The methods the issue names: full (mixed-precision AdamW), 8-bit Adam, LoRA, QLoRA.
@@ -172,6 +172,19 @@ def plan_inputs(inputs: EstimateInputs, o: Offer, k: Knobs, billing: str) -> Est
 def adopted(inputs: EstimateInputs) -> EstimateInputs:
     """A plan's inputs validated as a file would be (what 'use this plan' puts in the scenario)."""
     return EstimateInputs.model_validate(inputs.model_dump())
+
+
+# What a plan sets, reset to one value (search_key).
+_NO_KNOBS = Knobs("full_amp_adamw", 1, 1, 1, False, "zero3")
+_NO_OFFER = Offer(GpuSpec(id="", name=""))
+
+
+def search_key(inputs: EstimateInputs) -> EstimateInputs:
+    """The scenario as the search sees it: every setting a plan chooses (method, GPU count,
+    batch split, checkpointing, sharding, GPU and prices, billing) reset to one value. Searching
+    the key gives the plans of the scenario (its effective batch given in the constraints), so
+    adopting a plan, or editing what a plan chooses anyway, needs no new search."""
+    return plan_inputs(inputs, _NO_OFFER, _NO_KNOBS, "on_demand")
 
 
 def effective_batch(inputs: EstimateInputs, num_gpus: int) -> int:

@@ -78,6 +78,7 @@ class WhatFits:
     by_micro_batch: tuple[FitCurve, ...]
     gpus: tuple[GpuLine, ...]  # the scenario's first, then up to EXTRA_GPUS more
     figures: tuple[FitFigures, ...]  # every method on the scenario's GPU; its method on the rest
+    current_gib: float  # the scenario's own memory per GPU (its method, length and micro-batch)
 
     def figure(self, method: str | None = None, gpu_id: str | None = None) -> FitFigures | None:
         method = method or self.method
@@ -160,6 +161,5 @@ def what_fits(
             if g is not gpus[0] and m.method != current:
                 continue
             figures.append(_figures(m, g, s, mb))
-    return WhatFits(
-        current, n, ckpt, s, mb, by_seq, by_mb, lines, tuple(figures)
-    )  # fmt: skip
+    now = p.memory.total_bytes / GIB
+    return WhatFits(current, n, ckpt, s, mb, by_seq, by_mb, lines, tuple(figures), now)

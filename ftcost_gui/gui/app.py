@@ -67,12 +67,14 @@ def build_window(
     from .dataset.addon import DatasetActions
     from .help.addon import HelpUi
     from .model_import import ModelImportActions
+    from .plan.addon import PlanUi
     from .window.main_window import MainWindow
 
     window = MainWindow(store, settings, build_plots_now=build_plots_now)
     forms = window.form_tabs
     window.addons["model_import"] = ModelImportActions(window, forms.model_panel)
     window.addons["catalogs"] = CatalogUi(window, forms.hardware_panel.catalog)
+    window.addons["plan"] = PlanUi(window, forms.hardware_panel.catalog)
     figures = {key: card.caption for key, card in window.results.headline.cards.items()}
     window.addons["help"] = HelpUi(
         window, forms, figures, window.action_table, window.files.documentReset

@@ -1,0 +1,339 @@
+"""The Plan tab's widgets: the constraints, the recommendation, the plot and the ranked table.
+
+A thin view: ``set_search`` shows what ``core.planner`` found, worded by ``present.plan_texts``;
+nothing is computed here. Editing a constraint emits ``constraintsChanged(PlanConstraints)``
+(validated by the model); clicking a plot point, double-clicking a row, Enter on a row or "Use
+this plan" emits ``adoptRequested(option index)``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...charts.plan_plot import PlanFrontPlot
+from ...core.fields import field_spec
+from ...core.plan_front import PlanPoints, PlanSearch
+from ...core.plan_space import DEFAULT_METHODS, PlanConstraints
+from ...present.blocks import inline_html, inline_text
+from ...present.plan_texts import (
+    METHOD_SHORT,
+    PLAN_HEADER,
+    gpu_verdict_text,
+    plan_cells,
+    recommendation,
+    verdict_counts_text,
+)
+from ..binding import FloatEditor
+
+MIN_PLOT_PX = 240
+MIN_LISTS_PX = 170
+GOALS = (("cheapest", "Cheapest"), ("fastest", "Fastest"), ("weighted", "Weighted"))
+ALL_METHODS = (*DEFAULT_METHODS, "full_bf16_adamw")
+
+
+class _Table(QTableView):
+    """Enter/Return on a row asks to adopt it (double-click does too)."""
+
+    rowActivated = Signal(int)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        row = self.currentIndex().row()
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and row >= 0:
+            self.rowActivated.emit(row)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class ConstraintsBar(QWidget):
+    """The search's constraints as editors; ``changed(PlanConstraints)`` after each edit."""
+
+    changed = Signal(object)
+
+    def __init__(self, constraints: PlanConstraints, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.constraints = constraints
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(8)
+        grid.setVerticalSpacing(4)
+        spec = field_spec(PlanConstraints, "deadline_h")
+        self.deadline = FloatEditor(spec, special="none")
+        self.budget = FloatEditor(field_spec(PlanConstraints, "budget_usd"), special="none")
+        self.max_gpus = self._count("max_gpus", "any")
+        self.batch = self._count("effective_batch", "scenario's")
+        self.billing = QComboBox()
+        self.billing.addItem("On-demand", "on_demand")
+        self.billing.addItem("Spot", "spot")
+        self.goal = QComboBox()
+        for key, text in GOALS:
+            self.goal.addItem(text, key)
+        self.weight = QDoubleSpinBox()
+        self.weight.setRange(0.01, 0.99)
+        self.weight.setSingleStep(0.1)
+        self.weight.setDecimals(2)
+        self.weight.setValue(0.5)
+        self.weight.setKeyboardTracking(False)
+        self.weight.setToolTip(field_spec(PlanConstraints, "cost_weight").tooltip)
+        self.methods: dict[str, QCheckBox] = {}
+        methods_row = QHBoxLayout()
+        methods_row.setSpacing(6)
+        for m in ALL_METHODS:
+            box = QCheckBox(METHOD_SHORT[m])
+            box.setObjectName(f"method_{m}")
+            methods_row.addWidget(box)
+            self.methods[m] = box
+        methods_row.addStretch(1)
+        goal = self._pair(self.goal, self.weight)
+        rows: list[tuple[tuple[str, QWidget, QWidget], ...]] = [
+            (("&Deadline:", self.deadline, self.deadline),
+             ("B&udget:", self.budget, self.budget),
+             ("&Max GPUs:", self.max_gpus, self.max_gpus)),
+            (("B&est:", goal, self.goal), ("&Billing:", self.billing, self.billing),
+             ("Effective &batch:", self.batch, self.batch)),
+        ]  # fmt: skip
+        for r, cells in enumerate(rows):
+            for c, (text, w, buddy) in enumerate(cells):
+                label = QLabel(text)
+                label.setBuddy(buddy)
+                grid.addWidget(label, r, 2 * c, Qt.AlignmentFlag.AlignRight)
+                grid.addWidget(w, r, 2 * c + 1)
+                grid.setColumnStretch(2 * c + 1, 1)
+        label = QLabel("Methods:")
+        grid.addWidget(label, 2, 0, Qt.AlignmentFlag.AlignRight)
+        grid.addLayout(methods_row, 2, 1, 1, 5)
+        for name, w in (("deadline_h", self.deadline), ("budget_usd", self.budget)):
+            w.setObjectName(name)
+            w.setToolTip(field_spec(PlanConstraints, name).tooltip)
+        self.set_constraints(constraints)
+        self.deadline.committed.connect(lambda v: self._edit(deadline_h=v))
+        self.budget.committed.connect(lambda v: self._edit(budget_usd=v))
+        self.max_gpus.valueChanged.connect(lambda v: self._edit(max_gpus=v or None))
+        self.batch.valueChanged.connect(lambda v: self._edit(effective_batch=v or None))
+        self.billing.currentIndexChanged.connect(
+            lambda _i: self._edit(billing=self.billing.currentData())
+        )
+        self.goal.currentIndexChanged.connect(lambda _i: self._edit_goal())
+        self.weight.valueChanged.connect(lambda _v: self._edit_goal())
+        for box in self.methods.values():
+            box.toggled.connect(lambda _on: self._edit_methods())
+
+    def _count(self, name: str, special: str) -> QSpinBox:
+        spec = field_spec(PlanConstraints, name)
+        box = QSpinBox()
+        box.setObjectName(name)
+        box.setRange(0, int(spec.maximum or 4096))
+        box.setSpecialValueText(special)  # 0: none given
+        box.setKeyboardTracking(False)
+        box.setToolTip(spec.tooltip)
+        return box
+
+    @staticmethod
+    def _pair(a: QWidget, b: QWidget) -> QWidget:
+        w = QWidget()
+        row = QHBoxLayout(w)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(a, 1)
+        row.addWidget(b)
+        return w
+
+    def set_constraints(self, c: PlanConstraints) -> None:
+        """Show ``c`` without emitting ``changed``."""
+        self.constraints = c
+        widgets = (self.deadline, self.budget, self.max_gpus, self.batch, self.billing,
+                   self.goal, self.weight, *self.methods.values())  # fmt: skip
+        for w in widgets:
+            w.blockSignals(True)
+        try:
+            self.deadline.set_field_value(c.deadline_h)
+            self.budget.set_field_value(c.budget_usd)
+            self.max_gpus.setValue(c.max_gpus or 0)
+            self.batch.setValue(c.effective_batch or 0)
+            self.billing.setCurrentIndex(self.billing.findData(c.billing))
+            goal = c.objective
+            self.goal.setCurrentIndex(self.goal.findData(goal))
+            if goal == "weighted":
+                self.weight.setValue(c.cost_weight)
+            self.weight.setEnabled(goal == "weighted")
+            for m, box in self.methods.items():
+                box.setChecked(m in c.methods)
+        finally:
+            for w in widgets:
+                w.blockSignals(False)
+
+    def set_scenario_batch(self, batch: int | None) -> None:
+        """The special text of 'Effective batch' says the scenario's value."""
+        self.batch.setSpecialValueText(f"scenario's ({batch})" if batch else "scenario's")
+
+    def _edit(self, **fields: object) -> None:
+        doc = self.constraints.model_dump()
+        doc.update(fields)
+        try:
+            new = PlanConstraints.model_validate(doc)
+        except ValueError:  # a bound the editors do not enforce: show what is in force
+            self.set_constraints(self.constraints)
+            return
+        if new != self.constraints:
+            self.constraints = new
+            self.changed.emit(new)
+
+    def _edit_goal(self) -> None:
+        goal = self.goal.currentData()
+        self.weight.setEnabled(goal == "weighted")
+        weight = {"cheapest": 1.0, "fastest": 0.0}.get(goal, self.weight.value())
+        self._edit(cost_weight=weight)
+
+    def _edit_methods(self) -> None:
+        chosen = tuple(m for m, box in self.methods.items() if box.isChecked())
+        if not chosen:  # at least one: re-check the last one unchecked
+            self.set_constraints(self.constraints)
+            return
+        self._edit(methods=chosen)
+
+
+class PlanView(QWidget):
+    """Constraints on top; the recommendation; the plot beside the ranked table."""
+
+    constraintsChanged = Signal(object)
+    adoptRequested = Signal(int)
+
+    def __init__(self, constraints: PlanConstraints, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("plan_view")
+        self.search: PlanSearch | None = None
+        self.bar = ConstraintsBar(constraints)
+        self.bar.changed.connect(self.constraintsChanged)
+        self.summary = QLabel("")
+        self.summary.setObjectName("plan_summary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.counts = QLabel("")
+        self.counts.setStyleSheet("color: palette(dark);")
+        self.plot = PlanFrontPlot()
+        self.plot.planClicked.connect(self.adoptRequested)
+        self.model = QStandardItemModel(0, len(PLAN_HEADER), self)
+        self.model.setHorizontalHeaderLabels(list(PLAN_HEADER))
+        self.table = _Table()
+        self.table.setObjectName("plan_table")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setAccessibleName("Plans on the front, best first")
+        self.table.doubleClicked.connect(lambda i: self._adopt_row(i.row()))
+        self.table.rowActivated.connect(self._adopt_row)
+        self.use = QPushButton("&Use This Plan")
+        self.use.setToolTip("Put the selected plan into the scenario (Undo takes it back)")
+        self.use.clicked.connect(lambda: self._adopt_row(self.table.currentIndex().row()))
+        self.why = QListWidget()
+        self.why.setObjectName("plan_why")
+        self.why.setAccessibleName("Why each GPU won or lost")
+        self.why.setWordWrap(True)
+        table_page = QWidget()
+        tl = QVBoxLayout(table_page)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addWidget(self.table, 1)
+        row = QHBoxLayout()
+        row.addWidget(self.counts, 1)
+        row.addWidget(self.use)
+        tl.addLayout(row)
+        self.lists = QTabWidget()
+        self.lists.addTab(table_page, "Ranked &front")
+        self.lists.addTab(self.why, "Why &not the others")
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.plot)
+        split.addWidget(self.lists)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+        self.split = split
+        self._sized = False
+        # On a short window the page scrolls rather than squeeze the plot or the table away.
+        inner = QWidget()
+        lay = QVBoxLayout(inner)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.addWidget(self.bar)
+        lay.addWidget(self.summary)
+        lay.addWidget(split, 1)
+        self.plot.setMinimumHeight(MIN_PLOT_PX)
+        self.lists.setMinimumHeight(MIN_LISTS_PX)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(inner)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().showEvent(event)
+        if not self._sized:  # the plot gets a bit more than half of the height, once
+            self._sized = True
+            h = max(self.split.height(), 300)
+            self.split.setSizes([int(h * 0.56), h - int(h * 0.56)])
+
+    # --- what the tab shows ---------------------------------------------------------------------
+    def set_search(
+        self, search: PlanSearch, points: PlanPoints, texts: dict[int, str], batch: int | None
+    ) -> None:
+        self.search = search
+        self.bar.set_scenario_batch(batch)
+        self.summary.setText(inline_html(recommendation(search)))
+        self.counts.setText(f"{len(search.ranked)} on the front of {search.candidates:,} plans")
+        self.counts.setToolTip(
+            verdict_counts_text(search) + f"; {search.plans_run:,} estimates run"
+        )
+        self.plot.set_series(points, texts)
+        self.model.removeRows(0, self.model.rowCount())
+        for c in plan_cells(search):
+            cells = (c.rank, inline_text(c.gpu), c.how, c.cost, c.wall, c.gpus, c.memory, c.mfu,
+                     c.why)  # fmt: skip
+            items = [QStandardItem(text) for text in cells]
+            for i in (0, 3, 4, 5, 6, 7):
+                items[i].setTextAlignment(
+                    Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                )
+            self.model.appendRow(items)
+        self.table.resizeColumnsToContents()
+        if self.model.rowCount():
+            self.table.selectRow(0)
+        self.use.setEnabled(self.model.rowCount() > 0)
+        self.why.clear()
+        self.why.addItems([inline_text(gpu_verdict_text(search, g)) for g in search.gpus])
+
+    def set_current(self, points: PlanPoints, texts: dict[int, str]) -> None:
+        """Only the scenario's ring moved (the search itself did not change)."""
+        self.plot.set_series(points, texts)
+
+    def set_error(self, message: str) -> None:
+        self.summary.setText(message)
+
+    def _adopt_row(self, row: int) -> None:
+        if self.search is None or not 0 <= row < len(self.search.ranked):
+            return
+        self.adoptRequested.emit(self.search.ranked[row])
