@@ -3,8 +3,8 @@
 Draws ``core.what_fits.WhatFits`` (it computes nothing): a curve per method on a log-2 x axis,
 each GPU's usable memory (solid) and total (dashed) as horizontal lines, the scenario's own
 point ringed and, on the scenario's method, the boundary — the longest sequence or the largest
-micro-batch that still fits on the scenario's GPU — as a marker on its usable line. Neutral ink
-follows the widget's palette.
+micro-batch that still fits on the scenario's GPU — as a marker on its usable line. Ink follows
+the view's theme.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from typing import Literal
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
 from ..core.what_fits import WhatFits
 from ..present.plan_texts import METHOD_SHORT
 from .base import PlotView
+from .theme import Theme
 
 METHOD_COLORS = {
     "full_amp_adamw": "#0072B2",
@@ -52,7 +53,7 @@ class WhatFitsPlot(PlotView):
         pi.setMouseEnabled(x=False, y=False)
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.lines: list[pg.InfiniteLine] = []
-        ink = self.palette().color(QPalette.ColorRole.WindowText)
+        ink = QColor(self.theme.foreground)
         self.now = pi.plot(
             [], [], pen=None, symbol="o", symbolSize=13, symbolPen=pg.mkPen(ink, width=2),
             symbolBrush=None,
@@ -64,6 +65,12 @@ class WhatFitsPlot(PlotView):
         self.gpu_keys: list[pg.PlotDataItem] = []  # legend entries of the GPU lines
         self.plot_item.setTitle(None)  # the x axis says what it is; room for the curves
         self.fits: WhatFits | None = None
+
+    def restyle(self, theme: Theme) -> None:
+        """The scenario's ring and the boundary's outline in the theme's ink."""
+        if hasattr(self, "now"):
+            self.now.setSymbolPen(pg.mkPen(theme.foreground, width=2))
+            self.edge.setSymbolPen(pg.mkPen(theme.foreground, width=1))
 
     def set_series(self, fits: WhatFits) -> None:
         """Draw the curves and lines (the same series as last time draws nothing)."""

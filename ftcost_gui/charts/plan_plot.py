@@ -15,15 +15,15 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
 from ..core.plan_front import PlanPoints
 from .base import PlotView
+from .theme import Theme
 
 FRONT_COLOR = "#0072B2"
 BEST_COLOR = "#D55E00"
-LIMIT_COLOR = "#b71c1c"
 HIT_PX = 12.0  # a point within this many pixels of the cursor is the one hovered
 # Tick marks of the log axes, in words: wall-clock in hours, cost in dollars.
 HOUR_TICKS = (
@@ -52,9 +52,9 @@ class PlanFrontPlot(PlotView):
         pi.setLogMode(x=True, y=True)
         pi.showGrid(x=True, y=True, alpha=0.2)
         pi.setTitle(None)  # the tab says what it is; room for the points
-        ink = self._ink()
+        ink = QColor(self.theme.foreground)
         faded = QColor(ink)
-        faded.setAlpha(60)
+        faded.setAlpha(70)
         # Points are PlotDataItems without a line: they follow the plot's log mode.
         self.dominated = pi.plot(
             [], [], pen=None, symbol="o", symbolSize=6, symbolPen=None,
@@ -77,14 +77,19 @@ class PlanFrontPlot(PlotView):
             [], [], pen=None, symbol="o", symbolSize=14, symbolPen=pg.mkPen(ink, width=2),
             symbolBrush=None, name="This scenario",
         )  # fmt: skip
-        dashed = pg.mkPen(LIMIT_COLOR, width=1.5, style=Qt.PenStyle.DashLine)
+        keys = ((self.front, "Pareto front"), (self.best, "Best plan"),
+                (self.dominated, "Dominated"), (self.infeasible, "Over a limit"),
+                (self.current, "This scenario"))  # fmt: skip
+        for item, label in keys:  # the legend row under the plot lists them
+            self.legend.addItem(item, label)
+        dashed = pg.mkPen(self.theme.bad, width=1.5, style=Qt.PenStyle.DashLine)
         self.deadline = pg.InfiniteLine(
             angle=90, movable=False, pen=dashed, label="deadline",
-            labelOpts={"position": 0.95, "color": LIMIT_COLOR, "anchors": [(1, 0), (1, 0)]},
+            labelOpts={"position": 0.95, "color": self.theme.bad, "anchors": [(1, 0), (1, 0)]},
         )  # fmt: skip
         self.budget = pg.InfiniteLine(
             angle=0, movable=False, pen=dashed, label="budget",
-            labelOpts={"position": 0.97, "color": LIMIT_COLOR, "anchors": [(1, 1), (1, 1)]},
+            labelOpts={"position": 0.97, "color": self.theme.bad, "anchors": [(1, 1), (1, 1)]},
         )  # fmt: skip
         for line in (self.deadline, self.budget):
             line.setVisible(False)
@@ -102,16 +107,26 @@ class PlanFrontPlot(PlotView):
         for item in (self.front, self.best, self.dominated, self.infeasible):
             item.sigPointsClicked.connect(self._on_clicked)
         self.plot_widget.scene().sigMouseMoved.connect(self._on_mouse_moved)
-        self._style_hover()
+        self.restyle(self.theme)
 
-    def _ink(self) -> QColor:
-        return self.palette().color(QPalette.ColorRole.WindowText)
-
-    def _style_hover(self) -> None:
-        base = QColor(self.palette().color(QPalette.ColorRole.ToolTipBase))
-        base.setAlpha(235)
-        self.hover.fill = pg.mkBrush(base)
-        self.hover.setColor(self.palette().color(QPalette.ColorRole.ToolTipText))
+    def restyle(self, theme: Theme) -> None:
+        """Ink, faded marks, limits and the hover box in the view's theme (light or dark)."""
+        ink = QColor(theme.foreground)
+        faded = QColor(ink)
+        faded.setAlpha(70)
+        self.dominated.setSymbolBrush(pg.mkBrush(faded))
+        self.infeasible.setSymbolPen(pg.mkPen(faded, width=1.2))
+        self.infeasible.setSymbolBrush(pg.mkBrush(faded))
+        self.front.setSymbolPen(pg.mkPen(ink, width=1))
+        self.best.setSymbolPen(pg.mkPen(ink, width=1))
+        self.current.setSymbolPen(pg.mkPen(ink, width=2))
+        dashed = pg.mkPen(theme.bad, width=1.5, style=Qt.PenStyle.DashLine)
+        for line in (self.deadline, self.budget):
+            line.setPen(dashed)
+            line.label.setColor(theme.bad)
+        self.hover.setColor(theme.foreground)
+        self.hover.fill = pg.mkBrush(theme.legend_brush())
+        self.hover.border = pg.mkPen(theme.neutral)
 
     # --- series ---------------------------------------------------------------------------------
     def set_series(self, points: PlanPoints, texts: dict[int, str]) -> None:
@@ -196,11 +211,6 @@ class PlanFrontPlot(PlotView):
             data = spots[0].data()
             if data is not None:
                 self.planClicked.emit(int(data))
-
-    def changeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        super().changeEvent(event)
-        if event.type() == event.Type.PaletteChange:
-            self._style_hover()
 
 
 def _ticks(marks: tuple[tuple[float, str], ...], lo: float, hi: float) -> list[tuple[float, str]]:

@@ -25,11 +25,10 @@ from ..core.compare import compare_gpus, offer, rank_by_cost, rank_by_wall_clock
 from ..core.defaults import PRICE_FIELDS, mark_typed_price, new_inputs
 from ..core.estimate import estimate
 from ..core.inputs import EstimateInputs
-from ..core.planner import search_plans
-from ..core.what_fits import what_fits
 from ..io.catalog_store import CatalogError
 from ..io.estimate_file import EstimateFileError, load_estimate, save_estimate
 from ..io.resources import builtin_catalog, builtin_presets
+from ..report.content import plan_section
 from .common import EXIT_OK, EXIT_USAGE, CliError, Parser, fail
 from .csv_out import CsvOutputError, add_csv_flag, check_csv_args, emit_csv, scenario_name
 from .data_cmd import add_data_parser, run_data
@@ -301,10 +300,8 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError("--fits-gpu: at most two more GPUs")
     others = [find_gpu_row(g, catalog.rows).gpu.to_spec() for g in args.fits_gpu]
     offers = [offer(r) for r in catalog.rows]
-    search = search_plans(inputs, offers, constraints)
-    fits = what_fits(inputs, others)
-    best = search.best
-    best_fits = None if best is None else what_fits(best.inputs, p=best.plan)
+    p = plan_section(inputs, offers, constraints, catalog.name, others)
+    search, fits, best_fits = p.search, p.fits, p.best_fits
     if args.json:
         out.write(to_json(plan_document(search, fits, best_fits, catalog.name)) + "\n")
     else:

@@ -118,6 +118,41 @@ def positive_int(text: str) -> int:
 
 def add_plan_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("plan search")
+    add_constraint_flags(g)
+    g.add_argument(
+        "--fits-gpu",
+        metavar="ID",
+        action="append",
+        default=[],
+        help="also draw this GPU's memory in what fits (up to two; repeat the flag)",
+    )
+    g.add_argument(
+        "--top",
+        metavar="N",
+        type=PlanValue(positive_int),
+        default=10,
+        help="front plans listed in the text output (default 10; --json lists all)",
+    )
+
+
+def add_report_plan_flags(p: argparse.ArgumentParser) -> None:
+    """``report``: the recommendation's search (the selected scenario, the active catalog)."""
+    g = p.add_argument_group("recommendation (the plan search of 'ftcost plan')")
+    add_constraint_flags(g)
+    g.add_argument(
+        "--objective",
+        metavar="GOAL",
+        type=PlanValue(objective),
+        default=1.0,
+        dest="goal",
+        help="cheapest (default), fastest, or a weight on cost between 0 and 1",
+    )
+    g.add_argument(
+        "--no-plan", action="store_true", help="leave the recommendation and its plots out"
+    )
+
+
+def add_constraint_flags(g: Any) -> None:
     g.add_argument(
         "--deadline",
         metavar="TIME",
@@ -147,20 +182,6 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
         type=PlanValue(positive_int),
         help="sequences per optimizer step every plan keeps (default: the scenario's micro-batch "
         "× accumulation × GPUs)",
-    )
-    g.add_argument(
-        "--fits-gpu",
-        metavar="ID",
-        action="append",
-        default=[],
-        help="also draw this GPU's memory in what fits (up to two; repeat the flag)",
-    )
-    g.add_argument(
-        "--top",
-        metavar="N",
-        type=PlanValue(positive_int),
-        default=10,
-        help="front plans listed in the text output (default 10; --json lists all)",
     )
 
 

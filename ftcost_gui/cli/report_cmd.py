@@ -15,6 +15,7 @@ from typing import Any
 from ..io.names import for_terminal, plain
 from .common import EXIT_OK, CliError, fail
 from .paths import check_output
+from .plan_cmd import add_report_plan_flags, constraints_from_args
 from .values import Text, quoted
 
 _QUIET = ("This plugin does not support",)  # offscreen-plugin chatter while plots lay out
@@ -45,6 +46,14 @@ def add_report_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="with --md: replace existing PATH-stem-memory.png / -cost.png next to the file",
     )
+    p.add_argument(
+        "--catalog",
+        metavar="NAME",
+        type=Text("a catalog name"),
+        help="GPU catalog the recommendation searches: a user catalog's name or 'Built-in' "
+        "(default: the active one)",
+    )
+    add_report_plan_flags(p)
     return p
 
 
@@ -84,6 +93,17 @@ def _quiet_handler(previous: Any):
             sys.stderr.write(message + "\n")
 
     return handler
+
+
+def _plan(args: argparse.Namespace, inputs: Any) -> Any:
+    """The recommendation's search: the selected scenario over the catalog, the flags' limits."""
+    from ..core.compare import offer
+    from ..report.content import plan_section
+    from .lookup import CatalogView
+
+    catalog = CatalogView(args.catalog, sys.stderr)
+    constraints = constraints_from_args(args, inputs.project.billing)
+    return plan_section(inputs, [offer(r) for r in catalog.rows], constraints, catalog.name)
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -127,7 +147,10 @@ def _run(args: argparse.Namespace) -> int:
 
     # One clean line: a title is shown in the report, whatever bytes the shell passed.
     title = plain(getattr(args, "title", None) or "").strip() or plain(Path(args.file).stem)
-    report = Report(document=document, results=results, title=title, baseline=baseline)
+    report = Report(
+        document=document, results=results, title=title, baseline=baseline,
+        plan=None if args.no_plan else _plan(args, document.current.inputs),
+    )  # fmt: skip
     try:
         from ..report.render import ensure_qapp, export_report
 

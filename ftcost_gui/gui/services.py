@@ -91,3 +91,8 @@ class WindowServices(Protocol):
     def add_close_guard(self, guard: Callable[[], bool]) -> None:
         """``guard()`` runs before the window closes; False keeps the window open."""
         ...
+
+    def set_report_plan(self, provider: Callable[[], object]) -> None:
+        """``provider()`` gives File → Export Report its plan section (report.content's
+        PlanSection, or None to leave it out)."""
+        ...

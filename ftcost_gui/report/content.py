@@ -14,8 +14,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from ..core.compare import Offer
 from ..core.document import EstimateDocument
+from ..core.inputs import EstimateInputs, GpuSpec
+from ..core.plan_front import PlanSearch
+from ..core.plan_space import PlanConstraints
+from ..core.planner import search_plans
 from ..core.results import EstimateResult
+from ..core.what_fits import WhatFits, what_fits
 from ..io.names import plain
 from ..present.tables import (
     ComparisonTable,
@@ -23,7 +29,33 @@ from ..present.tables import (
 )
 
 Target = Literal["html", "pdf"]
-IMAGE_NAMES = ("cost", "memory")  # the order they appear in
+IMAGE_NAMES = ("cost", "memory", "plan", "fits_seq", "fits_batch")  # the order they appear in
+PLAN_IMAGES = ("plan", "fits_seq", "fits_batch")  # only in a report with a plan section
+
+
+@dataclass(frozen=True)
+class PlanSection:
+    """The plan search for the report's selected scenario, what fits on its GPUs, and on the
+    recommended plan's (for the recommendation's sentence)."""
+
+    search: PlanSearch
+    fits: WhatFits
+    best_fits: WhatFits | None
+    catalog: str
+
+
+def plan_section(
+    inputs: EstimateInputs,
+    offers: Sequence[Offer],
+    constraints: PlanConstraints | None = None,
+    catalog: str = "",
+    others: Sequence[GpuSpec] = (),
+) -> PlanSection:
+    """Search the plans of ``inputs`` and what fits (the CLI's ``plan`` and the reports)."""
+    search = search_plans(inputs, offers, constraints)
+    best = search.best
+    best_fits = None if best is None else what_fits(best.inputs, p=best.plan)
+    return PlanSection(search, what_fits(inputs, others), best_fits, catalog)
 
 
 @dataclass(frozen=True)
@@ -35,6 +67,7 @@ class Report:
     title: str = "Untitled estimate"
     generated: datetime = field(default_factory=lambda: datetime.now().astimezone())
     baseline: int = 0
+    plan: PlanSection | None = None  # the recommendation at the top, and its plots
 
     @property
     def names(self) -> list[str]:
@@ -58,10 +91,32 @@ class Report:
 def image_titles(report: Report) -> dict[str, str]:
     """Alt texts: what each image shows, in a few words."""
     how = "by scenario" if report.several else "by method"
-    return {"memory": f"Memory per GPU {how}", "cost": f"Cost per run vs MFU {how}"}
+    return {
+        "memory": f"Memory per GPU {how}",
+        "cost": f"Cost per run vs MFU {how}",
+        "plan": "Plans: cost per run vs wall-clock",
+        "fits_seq": "Memory per GPU vs sequence length",
+        "fits_batch": "Memory per GPU vs micro-batch",
+    }
+
+
+PLAN_CAPTIONS = {
+    "plan": "Every plan the search ran: cost per run against held wall-clock (log scales). Blue: "
+    "the Pareto front (nothing is both cheaper and faster); star: the recommended plan; grey: "
+    "dominated; crosses: over the deadline or the budget; ring: the scenario as it is; red "
+    "dashes: the deadline and the budget.",
+    "fits_seq": "Memory per GPU on the scenario's GPUs against the sequence length, one curve per "
+    "method (thick: the scenario's); solid lines: each GPU's usable memory, dashed: its total; "
+    "ring: the scenario; triangle: the longest sequence that fits.",
+    "fits_batch": "The same against the micro-batch; triangle: the largest micro-batch that fits.",
+}
 
 
 def image_captions(report: Report) -> dict[str, str]:
+    return {**_captions(report), **PLAN_CAPTIONS}
+
+
+def _captions(report: Report) -> dict[str, str]:
     if report.several:
         return {
             "memory": "Memory per GPU by scenario: stacked parts, with the usable memory of each "

@@ -27,6 +27,7 @@ from ..present.tables import (
     price_rows,
 )
 from .content import IMAGE_NAMES, Report, Target, image_captions, image_titles
+from .plan_section import plan_html
 
 # --- HTML -----------------------------------------------------------------------------------------
 _CSS_HTML = """
@@ -254,8 +255,8 @@ def charts_html(report: Report, target: Target, images: Mapping[str, bytes]) -> 
             continue
         alt = escape(image_titles(report)[name])
         caption = f"<p class='caption'>{escape(captions[name])}</p>"
-        if target == "pdf":
-            brk = ' style="page-break-before: always;"' if figures else ""
+        if target == "pdf":  # a page for the estimate's plots, one for the plan's
+            brk = ' style="page-break-before: always;"' if name in ("memory", "plan") else ""
             img = f'<img src="{name}.png" width="{PDF_IMAGE_WIDTH}" alt="{alt}"/>'
             figures.append(f'<p align="center"{brk}>{img}</p>{caption}')
         else:
@@ -316,6 +317,8 @@ def report_html(report: Report, images: Mapping[str, bytes], target: Target = "h
         f"<p class='meta'>Generated {escape(report.date_text())} by ftcost {escape(__version__)} · "
         f"{n} scenario{'s' if n != 1 else ''}</p>",
     ]
+    if report.plan is not None:  # the recommendation first: what to rent and how to run it
+        parts.append(plan_html(report.plan, _table(target, 'width="100%"')))
     if report.several:
         parts.append(comparison_html(report, target))
     else:

@@ -24,6 +24,7 @@ from ..present.tables import (
     price_rows,
 )
 from .content import IMAGE_NAMES, Report, image_captions, image_titles
+from .plan_section import plan_markdown
 
 
 # --- Markdown -------------------------------------------------------------------------------------
@@ -54,6 +55,8 @@ def report_markdown(report: Report, image_files: Mapping[str, str]) -> str:
         f"Generated {report.date_text()} by ftcost {__version__} · "
         f"{len(report.document.scenarios)} scenario(s)\n",
     ]
+    if report.plan is not None:  # the recommendation first: what to rent and how to run it
+        out.append(plan_markdown(report.plan))
     if report.several:
         t = report.comparison()
         header = [

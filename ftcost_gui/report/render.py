@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from .. import __version__
+from ..core.plan_front import plan_points
 from ..core.series import Outcomes, document_series
 from ..io.atomic import atomic_write_bytes
 from .content import Report
@@ -45,13 +46,22 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
     from PySide6.QtWidgets import QApplication
 
     from ..charts import CostPlot, MemoryPlot, ScenarioCostPlot, ScenarioMemoryPlot, render_png
+    from ..charts.fits_plot import WhatFitsPlot
+    from ..charts.plan_plot import PlanFrontPlot
     from ..charts.theme import PAPER
 
     doc, outcomes = report.document, Outcomes()
-    if report.several:
-        views = {"memory": ScenarioMemoryPlot(), "cost": ScenarioCostPlot()}
-    else:
-        views = {"memory": MemoryPlot(), "cost": CostPlot()}
+    views: dict = (
+        {"memory": ScenarioMemoryPlot(), "cost": ScenarioCostPlot()}
+        if report.several
+        else {"memory": MemoryPlot(), "cost": CostPlot()}
+    )
+    plan = report.plan
+    if plan is not None:
+        views.update(
+            plan=PlanFrontPlot(), fits_seq=WhatFitsPlot("seq_len"),
+            fits_batch=WhatFitsPlot("micro_batch"),
+        )  # fmt: skip
     images: dict[str, bytes] = {}
     try:
         for view in views.values():
@@ -62,12 +72,16 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
         QApplication.processEvents()
         if report.several:
             series = document_series(doc, outcomes)
-            for view in views.values():
-                view.set_scenarios(series)
+            views["memory"].set_scenarios(series)
+            views["cost"].set_scenarios(series)
         else:
             outcome = outcomes.get(doc.current.inputs)
             views["memory"].set_bars(outcome.memory_by_method)
             views["cost"].set_series(outcome.cost_curve, outcome.cost_now)
+        if plan is not None:
+            views["plan"].set_series(plan_points(plan.search), {})
+            views["fits_seq"].set_series(plan.fits)
+            views["fits_batch"].set_series(plan.fits)
         QApplication.processEvents()
         for name, view in views.items():
             images[name] = render_png(view.plot_widget, view.export_item, scale)

@@ -120,7 +120,7 @@ def test_html_is_self_contained(v2_report):
     for bad in ('src="http', "src='http", 'href="http', "href='http", "<link", "@import", "url("):
         assert bad not in lowered, bad
     sources = re.findall(r'<img[^>]*\ssrc="([^"]+)"', html)
-    assert len(sources) == 2
+    assert len(sources) == 5  # cost, memory, and the recommendation's plan and what-fits plots
     for src in sources:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1])[:8] == PNG
@@ -134,7 +134,10 @@ def test_markdown_references_existing_images(v2_report):
     paths, doc, results = v2_report
     md = paths["md"].read_text()
     refs = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
-    assert sorted(refs) == ["plan-cost.png", "plan-memory.png"]
+    assert sorted(refs) == [
+        "plan-cost.png", "plan-fits_batch.png", "plan-fits_seq.png", "plan-memory.png",
+        "plan-plan.png",
+    ]  # fmt: skip
     for ref in refs:
         assert not Path(ref).is_absolute()
         assert (paths["md"].parent / ref).read_bytes()[:8] == PNG

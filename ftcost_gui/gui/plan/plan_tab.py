@@ -24,6 +24,7 @@ from ...core.plan_space import PlanConstraints, adopted, plan_inputs, search_key
 from ...core.planner import search_plans
 from ...present.blocks import inline_text
 from ...present.plan_texts import hover_text, plan_title
+from ...report.content import PlanSection, plan_section
 from ..catalog.service import CatalogService
 from ..services import WindowServices
 
@@ -60,6 +61,7 @@ class PlanTab(QObject):
         )  # fmt: skip
         services.store.resultChanged.connect(self._on_change)
         services.resultTabChanged.connect(self._on_tab)
+        services.set_report_plan(self.report_plan)
         catalogs.changed.connect(self._on_change)
 
     # --- when -----------------------------------------------------------------------------------
@@ -160,6 +162,14 @@ class PlanTab(QObject):
         title = inline_text(plan_title(option))
         store.set_inputs(inputs, description=f"Use plan {title}")
         self.services.show_status(f"Now estimating the plan: {title}", 5000)
+
+    def report_plan(self) -> PlanSection | None:
+        """The report's recommendation: the selected scenario searched with these constraints."""
+        store = self.services.store
+        if store.result is None:
+            return None
+        offers = self.catalogs.offers
+        return plan_section(store.inputs, offers, self.constraints, self.catalogs.active_name)
 
     def _saved_constraints(self) -> PlanConstraints:
         """The constraints of the last session (a bad value: the defaults)."""

@@ -57,6 +57,8 @@ class Exports(QObject):
         super().__init__(window)
         self.store, self.window = store, window
         self._visible_plot, self._baseline = visible_plot, baseline
+        # The recommendation section (an add-on sets it: gui/plan); None leaves it out.
+        self.report_plan: Callable[[], object] | None = None
 
     def _status(self, message: str) -> None:
         self.window.statusBar().showMessage(message, 4000)
@@ -160,6 +162,7 @@ class Exports(QObject):
             results=[r for _, r in named],
             title=self.store.path.stem if self.store.path else "Untitled estimate",
             baseline=self._baseline(),
+            plan=self.report_plan() if self.report_plan is not None else None,  # type: ignore[arg-type]
         )
         replace = False
         if fmt == "md":

@@ -223,6 +223,9 @@ class MainWindow(QMainWindow):
     def add_close_guard(self, guard: Callable[[], bool]) -> None:
         self._close_guards.append(guard)
 
+    def set_report_plan(self, provider: Callable[[], object]) -> None:
+        self.exports.report_plan = provider
+
     # --- drops and closing ----------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if dropped_path(event.mimeData()) is not None:
