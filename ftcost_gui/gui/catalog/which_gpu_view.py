@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QShowEvent
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -37,6 +36,7 @@ from ...core.compare import (
 )
 from ...core.units import SECONDS_PER_HOUR, fmt_hours, fmt_usd
 from ..muted_label import MutedLabel
+from ..widgets import RowTable
 from .cost_chart import CostBarChart, legend_html
 from .which_gpu_model import COL_ORIGIN, COL_PROVIDER, COL_TIER, ComparisonModel
 
@@ -46,20 +46,6 @@ ALL = ""  # the filters' "all" entry
 NOT_STATED = "\0none"  # the provider filter's entry for rows of no stated provider
 _SIZED_ROWS = 64  # columns are sized to the rows on screen and this many more (200 cost
 # ~0.15 s of a 5,000-row first show; a catalog of up to ~100 rows is still measured whole)
-
-
-class _Table(QTableView):
-    """Enter/Return on a row asks to adopt it (double-click does too)."""
-
-    rowActivated = Signal(int)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        row = self.currentIndex().row()
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and row >= 0:
-            self.rowActivated.emit(row)
-            event.accept()
-            return
-        super().keyPressEvent(event)
 
 
 class GpuCompareView(QWidget):
@@ -119,7 +105,7 @@ class GpuCompareView(QWidget):
         bar.addWidget(self.use_button)
         lay.addLayout(bar)
 
-        t = self.table = _Table(self)
+        t = self.table = RowTable(self)
         t.setObjectName("compare_table")
         t.setAccessibleName("GPUs compared for this job")
         t.setModel(self.model)

@@ -10,57 +10,43 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from ...core.inputs import GpuSpec
 from ...core.what_fits import WhatFits, what_fits
 from ..catalog.service import CatalogService
 from ..services import WindowServices
+from .lazy_tab import LazyTab
 
 if TYPE_CHECKING:
     from .fits_view import FitsView
 
 
-class FitsTab(QObject):
+class FitsTab(LazyTab["FitsView"]):
     def __init__(self, services: WindowServices, catalogs: CatalogService):
-        super().__init__(services.dialog_parent())
-        self.services, self.catalogs = services, catalogs
-        self.view: FitsView | None = None
+        super().__init__(
+            services, "what_fits", "What &Fits", "Memory per GPU as the sequence length and the "
+            "micro-batch grow, per method: the longest sequence and largest micro-batch that fit",
+        )  # fmt: skip
+        self.catalogs = catalogs
         self.fits: WhatFits | None = None
         self.others: tuple[str, ...] = ()  # GPU ids drawn beside the scenario's
         self.computations = 0
         self._key: object = None
-        self.page = QWidget()
-        self.page.setObjectName("what_fits")
-        QVBoxLayout(self.page).setContentsMargins(0, 0, 0, 0)
-        services.add_result_tab(
-            self.page, "What &Fits", "Memory per GPU as the sequence length and the "
-            "micro-batch grow, per method: the longest sequence and largest micro-batch that fit",
-        )  # fmt: skip
         services.store.resultChanged.connect(self._on_change)
         services.resultTabChanged.connect(self._on_change)
         catalogs.changed.connect(self._on_catalog)
 
-    def visible(self) -> bool:
-        return self.services.result_tab_shown(self.page)
+    def make_view(self, parent: QWidget) -> FitsView:
+        from .fits_view import FitsView
 
-    def show(self) -> None:
-        self.services.show_result_tab(self.page)
+        view = FitsView(parent)
+        view.othersChanged.connect(self.set_others)
+        view.set_gpus(self._gpu_rows(), self.others)
+        return view
 
-    def ensure_view(self) -> FitsView:
-        if self.view is None:
-            from .fits_view import FitsView
-
-            self.view = FitsView(self.page)
-            layout = self.page.layout()
-            layout.addWidget(self.view)
-            if self.page.isVisible():
-                self.view.show()
-                layout.activate()
-            self.view.othersChanged.connect(self.set_others)
-            self._on_catalog()
-        return self.view
+    def _gpu_rows(self) -> list[tuple[str, str]]:
+        return [(r.gpu.id, r.gpu.name) for r in self.catalogs.rows]
 
     def _on_change(self, *_args: object) -> None:
         if self.visible():
@@ -69,8 +55,7 @@ class FitsTab(QObject):
     def _on_catalog(self) -> None:
         self._key = None  # a row compared may have changed
         if self.view is not None:
-            rows = [(r.gpu.id, r.gpu.name) for r in self.catalogs.rows]
-            self.view.set_gpus(rows, self.others)
+            self.view.set_gpus(self._gpu_rows(), self.others)
         self._on_change()
 
     def set_others(self, ids: tuple[str, ...]) -> None:

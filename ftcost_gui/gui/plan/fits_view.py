@@ -12,11 +12,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QScrollArea,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -27,6 +25,7 @@ from PySide6.QtWidgets import (
 from ...charts.fits_plot import WhatFitsPlot
 from ...core.what_fits import WhatFits
 from ...present.plan_texts import fits_rows, fits_sentence
+from ..widgets import scrolled
 
 NONE = ""
 
@@ -82,13 +81,7 @@ class FitsView(QWidget):
         lay.addWidget(split, 1)
         plots.setMinimumHeight(300)
         self.table.setMinimumHeight(120)
-        scroll = QScrollArea()  # a short window scrolls rather than squeeze the plots
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(inner)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
+        scrolled(self, inner)
         self.fits: WhatFits | None = None
 
     def set_gpus(self, rows: Sequence[tuple[str, str]], chosen: Sequence[str]) -> None:

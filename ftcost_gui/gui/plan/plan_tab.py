@@ -16,8 +16,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
-from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QWidget
 
 from ...core.plan_front import PlanPoints, PlanSearch, plan_points, scenario_point
 from ...core.plan_space import PlanConstraints, adopted, plan_inputs, search_key
@@ -27,6 +27,7 @@ from ...present.plan_texts import hover_text, plan_title
 from ...report.content import PlanSection, plan_section
 from ..catalog.service import CatalogService
 from ..services import WindowServices
+from .lazy_tab import LazyTab
 
 if TYPE_CHECKING:  # the view imports pyqtgraph: built when first shown
     from .plan_view import PlanView
@@ -35,14 +36,16 @@ DEBOUNCE_MS = 150
 SETTINGS_KEY = "plan/constraints"
 
 
-class PlanTab(QObject):
+class PlanTab(LazyTab["PlanView"]):
     """The tab's page, its view (built when first shown), and when it searches."""
 
     def __init__(self, services: WindowServices, catalogs: CatalogService):
-        super().__init__(services.dialog_parent())
-        self.services, self.catalogs = services, catalogs
+        super().__init__(
+            services, "plan", "&Plan", "What to rent and how to run it: the cheapest or "
+            "fastest plan within a deadline and a budget, over every GPU of the catalog",
+        )  # fmt: skip
+        self.catalogs = catalogs
         self.constraints = self._saved_constraints()
-        self.view: PlanView | None = None
         self.search: PlanSearch | None = None
         self.points: PlanPoints | None = None
         self.texts: dict[int, str] = {}
@@ -52,25 +55,12 @@ class PlanTab(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
         self._timer.timeout.connect(self.refresh)
-        self.page = QWidget()
-        self.page.setObjectName("plan")
-        QVBoxLayout(self.page).setContentsMargins(0, 0, 0, 0)
-        services.add_result_tab(
-            self.page, "&Plan", "What to rent and how to run it: the cheapest or fastest plan "
-            "within a deadline and a budget, over every GPU of the catalog",
-        )  # fmt: skip
         services.store.resultChanged.connect(self._on_change)
         services.resultTabChanged.connect(self._on_tab)
         services.set_report_plan(self.report_plan)
         catalogs.changed.connect(self._on_change)
 
     # --- when -----------------------------------------------------------------------------------
-    def visible(self) -> bool:
-        return self.services.result_tab_shown(self.page)
-
-    def show(self) -> None:
-        self.services.show_result_tab(self.page)
-
     def _on_tab(self, _index: int) -> None:
         if self.visible():
             self.ensure_view()
@@ -80,19 +70,13 @@ class PlanTab(QObject):
         if self.visible():
             self._timer.start()
 
-    def ensure_view(self) -> PlanView:
-        if self.view is None:
-            from .plan_view import PlanView
+    def make_view(self, parent: QWidget) -> PlanView:
+        from .plan_view import PlanView
 
-            self.view = PlanView(self.constraints, self.page)
-            layout = self.page.layout()
-            layout.addWidget(self.view)
-            if self.page.isVisible():
-                self.view.show()
-                layout.activate()
-            self.view.constraintsChanged.connect(self.set_constraints)
-            self.view.adoptRequested.connect(self.adopt)
-        return self.view
+        view = PlanView(self.constraints, parent)
+        view.constraintsChanged.connect(self.set_constraints)
+        view.adoptRequested.connect(self.adopt)
+        return view
 
     # --- what -----------------------------------------------------------------------------------
     def set_constraints(self, c: PlanConstraints) -> None:

@@ -9,23 +9,20 @@ this plan" emits ``adoptRequested(option index)``.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
-    QFrame,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QListWidget,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QSplitter,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -45,25 +42,12 @@ from ...present.plan_texts import (
     verdict_counts_text,
 )
 from ..binding import FloatEditor
+from ..widgets import RowTable, scrolled
 
 MIN_PLOT_PX = 240
 MIN_LISTS_PX = 170
 GOALS = (("cheapest", "Cheapest"), ("fastest", "Fastest"), ("weighted", "Weighted"))
 ALL_METHODS = (*DEFAULT_METHODS, "full_bf16_adamw")
-
-
-class _Table(QTableView):
-    """Enter/Return on a row asks to adopt it (double-click does too)."""
-
-    rowActivated = Signal(int)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        row = self.currentIndex().row()
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and row >= 0:
-            self.rowActivated.emit(row)
-            event.accept()
-            return
-        super().keyPressEvent(event)
 
 
 class ConstraintsBar(QWidget):
@@ -235,7 +219,7 @@ class PlanView(QWidget):
         self.plot.planClicked.connect(self.adoptRequested)
         self.model = QStandardItemModel(0, len(PLAN_HEADER), self)
         self.model.setHorizontalHeaderLabels(list(PLAN_HEADER))
-        self.table = _Table()
+        self.table = RowTable()
         self.table.setObjectName("plan_table")
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -282,13 +266,7 @@ class PlanView(QWidget):
         lay.addWidget(split, 1)
         self.plot.setMinimumHeight(MIN_PLOT_PX)
         self.lists.setMinimumHeight(MIN_LISTS_PX)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(inner)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
+        scrolled(self, inner)
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().showEvent(event)
