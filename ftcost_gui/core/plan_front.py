@@ -201,8 +201,10 @@ def gpu_verdicts(
     tallies: list[GpuTally],
     options: list[PlanOption],
     ranked: list[int],
-    beaten: dict[int, int],
+    pruned: dict[int, tuple[float, float, int]],
 ) -> tuple[GpuVerdict, ...]:
+    """One verdict per offer. ``pruned``: per offer, its cheapest candidate the bounds showed
+    dominated (cost and wall-clock bounds, the front plan that beats them)."""
     best_option: dict[int, int] = {}
     for i in ranked:  # the offer's best-ranked front plan
         best_option.setdefault(options[i].offer_index, i)
@@ -219,10 +221,16 @@ def gpu_verdicts(
         verdict = VERDICT_ORDER[min(t.rank, len(VERDICT_ORDER) - 1)]
         option = best_option.get(oi) if verdict in ("front", "dominated") else None
         by = None
-        if verdict == "dominated":
-            by = options[option].beaten_by if option is not None else beaten.get(oi)
         cost = None if math.isinf(t.cost) else t.cost
         wall = None if math.isinf(t.wall) else t.wall
+        if verdict == "dominated":
+            bound = pruned.get(oi)
+            if bound is not None and (option is None or bound[0] < options[option].cost_usd):
+                # its cheapest candidate was never run: its bounds, and the plan beating them
+                option, cost, wall, by = None, bound[0], bound[1], bound[2]
+            elif option is not None:
+                o = options[option]
+                cost, wall, by = o.cost_usd, o.wall_s, o.beaten_by
         out.append(GpuVerdict(oi, verdict, option, by, cost, wall, t.most_gpus))
     return tuple(out)
 

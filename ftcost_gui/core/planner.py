@@ -347,8 +347,8 @@ def search_plans(
     for o_ in options:
         verdicts[o_.verdict] += 1
         tallies[o_.offer_index].see(o_.verdict, o_.cost_usd, o_.wall_s)
-    pruned_beaten = {oi: resolve(options, by) for oi, (_, _, by) in pruned.items()}
-    gpus = gpu_verdicts(tallies, options, ranked, pruned_beaten)
+    resolved = {oi: (c_, w_, resolve(options, by)) for oi, (c_, w_, by) in pruned.items()}
+    gpus = gpu_verdicts(tallies, options, ranked, resolved)
     return PlanSearch(
         inputs=inputs, constraints=c, batch=batch, options=tuple(options), ranked=tuple(ranked),
         verdicts=verdicts, gpus=gpus, offers=offers, current=current, candidates=candidates,

@@ -162,12 +162,11 @@ def gpu_verdict_text(search: PlanSearch, g: GpuVerdict) -> Inline:
             b = search.options[g.beaten_by]
             rank = search.ranked.index(b.index) + 1
             tail = f"; #{rank} ({figures_text(b)}) costs no more and finishes no later"
-        own = (
-            figures_text(search.options[g.option])
-            if g.option is not None
-            else f"≥ {fmt_cost(g.cost_usd)} per run, ≥ {hours(g.wall_s or 0.0)}"
-        )
-        return (*name, f": dominated — its cheapest plan {own}{tail}")
+        if g.option is not None:
+            own = f"its cheapest plan {figures_text(search.options[g.option])}"
+        else:
+            own = f"its cheapest plan ≥ {fmt_cost(g.cost_usd)} per run (≥ {hours(g.wall_s or 0.0)})"
+        return (*name, f": dominated — {own}{tail}")
     if g.verdict == "over_deadline":
         return (
             *name,
