@@ -42,6 +42,7 @@ from ...present.plan_texts import (
     verdict_counts_text,
 )
 from ..binding import FloatEditor
+from ..muted_label import MutedLabel
 from ..widgets import RowTable, scrolled
 
 MIN_PLOT_PX = 240
@@ -213,8 +214,7 @@ class PlanView(QWidget):
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.counts = QLabel("")
-        self.counts.setStyleSheet("color: palette(dark);")
+        self.counts = MutedLabel("")
         self.plot = PlanFrontPlot()
         self.plot.planClicked.connect(self.adoptRequested)
         self.model = QStandardItemModel(0, len(PLAN_HEADER), self)
