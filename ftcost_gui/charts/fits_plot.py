@@ -1,10 +1,10 @@
 """What fits: memory per GPU against the sequence length or the micro-batch, one curve per method.
 
 Draws ``core.what_fits.WhatFits`` (it computes nothing): a curve per method on a log-2 x axis,
-each GPU's usable memory (solid) and total (dashed) as horizontal lines, the scenario's own
-point ringed and, on the scenario's method, the boundary — the longest sequence or the largest
-micro-batch that still fits on the scenario's GPU — as a marker on its usable line. Ink follows
-the view's theme.
+each GPU's usable memory (solid) and total (dashed; one line when they are equal) as horizontal
+lines, the scenario's own point ringed and, on the scenario's method, the boundary — the longest
+sequence or the largest micro-batch that still fits on the scenario's GPU — as a marker on its
+usable line. Ink follows the view's theme.
 """
 
 from __future__ import annotations
@@ -97,17 +97,17 @@ class WhatFitsPlot(PlotView):
         for line in self.lines:
             pi.removeItem(line)
         self.lines = []
-        # Each GPU: usable memory solid, total dashed, named in the legend (labels on the lines
-        # would collide: 80 GB parts sit a fraction of a GiB apart).
+        # Each GPU: usable memory solid, total dashed (one line where the run may use all of
+        # it), named in the legend (labels on the lines would collide: 80 GB parts sit a
+        # fraction of a GiB apart).
         for g, color in zip(fits.gpus, GPU_COLORS, strict=False):
-            for value, style in ((g.usable_gib, Qt.PenStyle.SolidLine),
-                                 (g.total_gib, Qt.PenStyle.DashLine)):  # fmt: skip
+            for value, style in _gpu_lines(g.usable_gib, g.total_gib):
                 pen = pg.mkPen(QColor(color), width=1.5, style=style)
                 line = pg.InfiniteLine(pos=value, angle=0, movable=False, pen=pen)
                 pi.addItem(line, ignoreBounds=True)
                 self.lines.append(line)
             key = pg.PlotDataItem([], [], pen=pg.mkPen(QColor(color), width=1.5))
-            self.legend.addItem(key, f"{g.name} {g.usable_gib:,.0f}/{g.total_gib:,.0f} GiB")
+            self.legend.addItem(key, gpu_label(g.name, g.usable_gib, g.total_gib))
         ticks = [(math.log10(x), _tick(x)) for x in (curves[0].x if curves else ())]
         pi.getAxis("bottom").setTicks([ticks[:: 2 if len(ticks) > 8 else 1], []])
         x_now = fits.seq_len if self.axis == "seq_len" else fits.micro_batch
@@ -126,6 +126,19 @@ class WhatFitsPlot(PlotView):
         pi.setYRange(0, top, padding=0)
         if xs:
             pi.setXRange(math.log10(min(xs)), math.log10(max(xs)), padding=0.03)
+
+
+def _gpu_lines(usable_gib: float, total_gib: float) -> list[tuple[float, Qt.PenStyle]]:
+    if round(usable_gib, 1) == round(total_gib, 1):
+        return [(total_gib, Qt.PenStyle.SolidLine)]
+    return [(usable_gib, Qt.PenStyle.SolidLine), (total_gib, Qt.PenStyle.DashLine)]
+
+
+def gpu_label(name: str, usable_gib: float, total_gib: float) -> str:
+    """'H100 SXM 79.6 GiB', or 'A100 68.0 usable of 79.6 GiB' where the run may use less."""
+    if round(usable_gib, 1) == round(total_gib, 1):
+        return f"{name} {total_gib:,.1f} GiB"
+    return f"{name} {usable_gib:,.1f} usable of {total_gib:,.1f} GiB"
 
 
 def _tick(x: int) -> str:
