@@ -183,6 +183,13 @@ def add_constraint_flags(g: Any) -> None:
         help="sequences per optimizer step every plan keeps (default: the scenario's micro-batch "
         "× accumulation × GPUs)",
     )
+    g.add_argument(
+        "--no-memory-margin",
+        dest="memory_margin",
+        action="store_false",
+        help="let plans use the near-limit margin of GPU memory (--near-limit-fraction) too "
+        "(default: every plan leaves it free)",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +254,7 @@ def constraints_from_args(args: argparse.Namespace, billing: str) -> PlanConstra
         "billing": billing,
         "cost_weight": args.goal,
         "effective_batch": args.effective_batch,
+        "memory_margin": args.memory_margin,
     }
     if args.methods:
         doc["methods"] = tuple(args.methods)

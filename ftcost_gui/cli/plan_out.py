@@ -36,6 +36,9 @@ def _constraints_line(search: PlanSearch, catalog: str) -> str:
         f"deadline {hours(c.deadline_s)}" if c.deadline_s is not None else "no deadline",
         f"budget {fmt_cost(c.budget_usd)}/run" if c.budget_usd is not None else "no budget",
         f"at most {c.max_gpus} GPUs" if c.max_gpus is not None else "any GPU count",
+        f"{search.inputs.hardware.near_limit_fraction:.0%} of each GPU's memory left free"
+        if c.memory_margin
+        else "no memory margin",
         BILLING_TEXT[c.billing],
         OBJECTIVE_TEXT.get(c.objective, f"{c.cost_weight:.0%} weight on cost"),
     ]

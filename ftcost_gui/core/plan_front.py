@@ -17,13 +17,13 @@ from .results import EstimateResult
 from .units import SECONDS_PER_HOUR
 
 Verdict = Literal[
-    "front", "dominated", "over_deadline", "over_budget", "too_many_gpus", "does_not_fit",
-    "no_split", "no_price",
+    "front", "dominated", "over_deadline", "over_budget", "too_many_gpus", "near_limit",
+    "does_not_fit", "no_split", "no_price",
 ]  # fmt: skip
 # How close a verdict came to being chosen (a GPU's verdict is its closest candidate's).
 VERDICT_ORDER: tuple[Verdict, ...] = (
-    "front", "dominated", "over_budget", "over_deadline", "too_many_gpus", "does_not_fit",
-    "no_split", "no_price",
+    "front", "dominated", "over_budget", "over_deadline", "too_many_gpus", "near_limit",
+    "does_not_fit", "no_split", "no_price",
 )  # fmt: skip
 VERDICT_RANK = {v: i for i, v in enumerate(VERDICT_ORDER)}
 

@@ -103,6 +103,14 @@ class PlanConstraints(BaseModel):
         le=10**6,
     )
 
+    memory_margin: bool = fld(
+        True,
+        "Keep the memory margin",
+        "On: a plan must leave the scenario's near-limit margin of each GPU's memory free "
+        "(Hardware → Near-limit margin, 5% by default), since allocator fragmentation or a "
+        "longer batch can tip a fuller GPU over. Off: any plan that fits.",
+    )
+
     @field_validator("methods")
     @classmethod
     def _distinct(cls, v: tuple[str, ...]) -> tuple[str, ...]:

@@ -3,14 +3,17 @@
 Every candidate of ``plan_space`` (offer × method × rentable count × batch split × checkpointing
 × sharding) gets a verdict: on the Pareto front of cost per run against wall-clock, dominated by
 a front plan (another is cheaper and at least as fast, or faster and no dearer), over the
-deadline, over the budget, more GPUs than allowed, does not fit, or no price at this billing.
+deadline, over the budget, more GPUs than allowed, fits only within the near-limit margin (when
+the constraints keep it: the estimate's own ``memory_status``), does not fit, or no price at this
+billing.
 
 The search is exact and cheap by bounding, not by sampling:
 
 1. GPU-independent work once: per (method, checkpointing, micro-batch) one core ``plan`` gives
    the FLOPs and the MFU's inputs; per (…, sharding, count) the memory model gives the bytes per
    GPU (``memory_step.memory_model``, the estimate's own).
-2. Per offer and candidate, a few float operations: fits (bytes ≤ the GPU's usable memory),
+2. Per offer and candidate, a few float operations: fits (bytes ≤ the GPU's usable memory, with
+   the margin left free),
    and a LOWER BOUND of the wall-clock (start-up + FLOPs ÷ (peak × MFU) ÷ GPUs: communication,
    checkpoint writes, evaluation and slowdowns only add) and of the cost (rented GPUs × that).
 3. Candidates in order of their cost bound; one whose bounds are already beaten by a front plan
@@ -34,6 +37,7 @@ from .architecture import ParamCounts, effective_counts
 from .compare import Offer
 from .estimate import plan
 from .inputs import EstimateInputs
+from .layout import memory_status
 from .memory import RECIPES, MemoryModel
 from .memory_step import MemoryInputs, memory_model
 from .params import NO_ADAPTERS, Adapters, lora_adapters
@@ -207,6 +211,7 @@ def search_plans(
     batch = c.effective_batch or effective_batch(inputs, scenario.time.num_gpus)
     space = _Space(inputs, counts, adapters, plans_run=1)
     usable_share = scenario.memory.usable_bytes / scenario.memory.capacity_bytes
+    margin = inputs.hardware.near_limit_fraction if c.memory_margin else 0.0
     current = _scenario_point(scenario, billing)
 
     # Step 2: every candidate's verdict from bounds, or a place in the queue.
@@ -236,7 +241,7 @@ def search_plans(
         node = node_size(inputs, o)
         busy_by: dict[tuple[str, bool, int], tuple[float, float]] = {}
         totals = space.totals_for(configs, o.spec.memory_gib)
-        no_fit = late = dear = 0
+        no_fit = near = late = dear = 0
         late_wall = dear_cost = math.inf
         for n in gpu_counts:
             f = spot_factor(inputs, math.ceil(n / node)) if billing == "spot" else 1.0
@@ -246,6 +251,9 @@ def search_plans(
             for (k, rkey), total in zip(row, totals[n], strict=True):
                 if total > usable:
                     no_fit += 1
+                    continue
+                if usable - total < margin * usable:  # layout.memory_status's near_limit
+                    near += 1
                     continue
                 hit = busy_by.get(rkey)
                 if hit is None:
@@ -263,10 +271,13 @@ def search_plans(
                     queue.append((cost, wall, seq, oi, k))
                     seq += 1
         verdicts["does_not_fit"] += no_fit
+        verdicts["near_limit"] += near
         verdicts["over_deadline"] += late
         verdicts["over_budget"] += dear
         if no_fit:
             tally.see("does_not_fit", math.inf, math.inf)
+        if near:
+            tally.see("near_limit", math.inf, math.inf)
         if late:
             tally.see("over_deadline", math.inf, late_wall)
         if dear:
@@ -319,8 +330,11 @@ def search_plans(
             siblings.setdefault(skey, base)
         verdict: Verdict
         beaten_by = None
-        if not p.memory.fits:
+        m = p.memory
+        if not m.fits:
             verdict = "does_not_fit"
+        elif memory_status(m.fits, m.headroom_bytes, m.usable_bytes, margin) == "near_limit":
+            verdict = "near_limit"
         elif held > max_held:
             verdict = "too_many_gpus"
         elif wall > deadline:

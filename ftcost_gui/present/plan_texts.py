@@ -32,6 +32,7 @@ VERDICT_LABELS = {
     "over_deadline": "over the deadline",
     "over_budget": "over the budget",
     "too_many_gpus": "too many GPUs",
+    "near_limit": "within the memory margin",
     "does_not_fit": "does not fit",
     "no_split": "cannot split the batch",
     "no_price": "no price",
@@ -181,6 +182,13 @@ def gpu_verdict_text(search: PlanSearch, g: GpuVerdict) -> Inline:
         )
     if g.verdict == "too_many_gpus":
         return (*name, f": needs more than the {c.max_gpus} GPUs allowed (rollout GPUs count)")
+    if g.verdict == "near_limit":
+        margin = search.inputs.hardware.near_limit_fraction
+        return (
+            *name,
+            f": fits on up to {g.most_gpus} GPUs only within the {margin:.0%} near-limit memory "
+            "margin, which the constraints keep free",
+        )
     if g.verdict == "does_not_fit":
         return (*name, f": does not fit on up to {g.most_gpus} GPUs with any allowed method")
     if g.verdict == "no_split":

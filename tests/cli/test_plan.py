@@ -66,6 +66,20 @@ def test_json_front_meets_the_deadline(capsys):
     assert doc["best_plan_fits"]["num_gpus"] == front[0]["num_gpus"]
 
 
+def test_memory_margin_flag(capsys):
+    """By default every front plan leaves 5% of the GPU's memory free (hand: free ≥ 0.05 ×
+    usable); --no-memory-margin lets fuller plans in, and the cheapest can only get cheaper."""
+    flags = ("--methods", "lora", "--deadline", "24h")
+    kept = run_json(capsys, *flags)
+    loose = run_json(capsys, *flags, "--no-memory-margin")
+    assert kept["constraints"]["memory_margin"] is True
+    assert loose["constraints"]["memory_margin"] is False
+    for row in kept["front"]:
+        assert row["usable_bytes"] - row["memory_per_gpu_bytes"] >= 0.05 * row["usable_bytes"]
+    assert kept["verdicts"]["near_limit"] > 0 and loose["verdicts"]["near_limit"] == 0
+    assert loose["front"][0]["cost_usd"] <= kept["front"][0]["cost_usd"]
+
+
 def test_objective_flag_takes_the_goal_and_the_training_objective(capsys):
     fast = run_json(capsys, "--methods", "lora", "--objective", "fastest")
     walls = [r["wall_clock_s"] for r in fast["front"]]

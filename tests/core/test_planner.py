@@ -23,6 +23,7 @@ GPUS = ("rtx-4090", "a100-80gb-sxm", "h100-sxm", "l4")  # all rented singly, 8 p
 METHODS = ("lora", "qlora", "full_amp_adamw")
 SHARDINGS = ("none", "zero1", "zero2", "zero3")
 BATCH = 8  # micro-batch 2 × accumulation 4 × 1 GPU
+MARGIN = 0.05  # hardware.near_limit_fraction's default: free memory a plan keeps by default
 
 
 def scenario(**edits) -> EstimateInputs:
@@ -47,8 +48,9 @@ def offers() -> tuple[Offer, ...]:
 
 
 @cache
-def brute(billing: str = "on_demand") -> list[tuple[str, tuple, float, float, int, bool]]:
-    """(gpu id, knobs, cost, wall, GPUs held, fits) of every candidate, by estimate()."""
+def brute(billing: str = "on_demand") -> list[tuple[str, tuple, float, float, int, bool, bool]]:
+    """(gpu id, knobs, cost, wall, GPUs held, fits leaving the margin free, fits) of every
+    candidate, by estimate()."""
     base = scenario()
     rows = []
     for o in offers():
@@ -72,15 +74,19 @@ def brute(billing: str = "on_demand") -> list[tuple[str, tuple, float, float, in
                     else:
                         cost, wall = r.cost.on_demand_usd, r.time.held_wall_s
                     knobs = (method, n, mb, per_gpu // mb, ckpt, sharding)
-                    rows.append((o.spec.id, knobs, cost, wall, r.time.rented_gpus, r.memory.fits))
+                    m = r.memory
+                    roomy = m.fits and m.usable_bytes - m.total_bytes >= MARGIN * m.usable_bytes
+                    rows.append((o.spec.id, knobs, cost, wall, r.time.rented_gpus, roomy, m.fits))
     return rows
 
 
-def feasible(rows, deadline_h=None, budget_usd=None, max_gpus=None, methods=METHODS):
+def feasible(
+    rows, deadline_h=None, budget_usd=None, max_gpus=None, methods=METHODS, memory_margin=True
+):
     return [
         r
         for r in rows
-        if r[5]
+        if r[5 if memory_margin else 6]
         and r[1][0] in methods
         and (deadline_h is None or r[3] <= deadline_h * 3600)
         and (budget_usd is None or r[2] <= budget_usd)
@@ -110,6 +116,8 @@ CASES = [
     {"budget_usd": 15.0},
     {"max_gpus": 2},
     {"deadline_h": 0.5},  # nothing meets it
+    {"memory_margin": False},
+    {"memory_margin": False, "deadline_h": 2.0},
 ]
 
 
@@ -164,6 +172,10 @@ def test_no_plan_misses_a_constraint(case):
         r = estimate(adopted(o.inputs))
         assert r == o.result
         assert r.memory.fits
+        if case.get("memory_margin", True):
+            m = r.memory
+            assert m.usable_bytes - m.total_bytes >= MARGIN * m.usable_bytes
+            assert r.layout.memory_status == "fits"
         assert r.cost.on_demand_usd == pytest.approx(o.cost_usd, rel=1e-12)
         assert r.time.held_wall_s == pytest.approx(o.wall_s, rel=1e-12)
         if "deadline_h" in case:
@@ -195,12 +207,27 @@ def test_gpu_verdicts_say_why():
         mine = [r for r in rows if r[0] == gpu_id]
         fits = [r for r in mine if r[5]]
         if g.verdict == "does_not_fit":
-            assert not fits
+            assert not fits and not any(r[6] for r in mine)
+        if g.verdict == "near_limit":
+            assert not fits and any(r[6] for r in mine)
         if g.verdict == "over_deadline":
             assert fits and min(r[3] for r in fits) > 3 * 3600
             assert g.wall_s is not None and g.wall_s <= min(r[3] for r in fits)  # a bound
         if g.verdict == "front":
             assert g.option in s.ranked
+
+
+def test_the_memory_margin_leaves_out_full_gpus():
+    """By default a plan leaves the near-limit margin free; without it, plans that fit only
+    within the margin compete too (and the best plan can only get cheaper)."""
+    rows = brute()
+    tight = [r for r in rows if r[6] and not r[5]]
+    assert tight  # the grid has plans that fit only within the margin
+    kept, loose = run(), run(memory_margin=False)
+    assert kept.verdicts["near_limit"] == len(tight)
+    assert loose.verdicts["near_limit"] == 0
+    assert kept.best is not None and loose.best is not None
+    assert loose.best.cost_usd <= kept.best.cost_usd
 
 
 def test_the_effective_batch_is_kept():

@@ -137,6 +137,12 @@ def test_constraints_from_the_editors(window, qtbot):
     assert bar.methods["qlora"].isChecked()
     bar.goal.setCurrentIndex(bar.goal.findData("fastest"))
     assert tab.constraints.cost_weight == 0.0
+    assert bar.margin.isChecked() and tab.constraints.memory_margin
+    n = tab.searches
+    bar.margin.setChecked(False)  # plans may fill the GPU's near-limit margin: one search
+    assert tab.constraints.memory_margin is False and tab.searches == n + 1
+    assert tab.search.verdicts["near_limit"] == 0
+    bar.margin.setChecked(True)
     walls = [o.wall_s for o in tab.search.front]
     assert walls == sorted(walls)
     # remembered for the next session

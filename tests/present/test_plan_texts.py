@@ -3,6 +3,7 @@ each GPU lost; the numbers in the text are the search's."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 
 from ftcost_gui.core.compare import offer
@@ -70,6 +71,16 @@ def test_why_each_gpu_lost():
             assert "(deadline 3.00 h)" in texts[gpu_id]
         if verdict == "front":
             assert ": #" in texts[gpu_id]
+
+
+def test_a_gpu_that_fits_only_within_the_memory_margin():
+    s = section().search
+    g = replace(s.gpus[0], verdict="near_limit", most_gpus=8)
+    text = inline_text(gpu_verdict_text(s, g))
+    assert text == (
+        f"{s.offers[0].spec.name}: fits on up to 8 GPUs only within the 5% near-limit memory "
+        "margin, which the constraints keep free"
+    )
 
 
 def test_no_plan_meets_the_constraints():

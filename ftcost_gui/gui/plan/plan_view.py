@@ -90,6 +90,9 @@ class ConstraintsBar(QWidget):
             methods_row.addWidget(box)
             self.methods[m] = box
         methods_row.addStretch(1)
+        self.margin = QCheckBox("Keep memory ma&rgin")
+        self.margin.setObjectName("memory_margin")
+        self.margin.setToolTip(field_spec(PlanConstraints, "memory_margin").tooltip)
         goal = self._pair(self.goal, self.weight)
         rows: list[tuple[tuple[str, QWidget, QWidget], ...]] = [
             (("&Deadline:", self.deadline, self.deadline),
@@ -107,10 +110,15 @@ class ConstraintsBar(QWidget):
                 grid.setColumnStretch(2 * c + 1, 1)
         label = QLabel("Methods:")
         grid.addWidget(label, 2, 0, Qt.AlignmentFlag.AlignRight)
+        methods_row.addWidget(self.margin)
         grid.addLayout(methods_row, 2, 1, 1, 5)
+        # Their ranges (up to 1e6 h, $1e9) would ask for room no usual value needs; the room
+        # goes to "Effective batch", whose text names the scenario's batch.
+        usual = self.fontMetrics().horizontalAdvance("$100,000.00 h") + 24
         for name, w in (("deadline_h", self.deadline), ("budget_usd", self.budget)):
             w.setObjectName(name)
             w.setToolTip(field_spec(PlanConstraints, name).tooltip)
+            w.setMinimumWidth(min(usual, w.minimumSizeHint().width()))
         self.set_constraints(constraints)
         self.deadline.committed.connect(lambda v: self._edit(deadline_h=v))
         self.budget.committed.connect(lambda v: self._edit(budget_usd=v))
@@ -123,6 +131,7 @@ class ConstraintsBar(QWidget):
         self.weight.valueChanged.connect(lambda _v: self._edit_goal())
         for box in self.methods.values():
             box.toggled.connect(lambda _on: self._edit_methods())
+        self.margin.toggled.connect(lambda on: self._edit(memory_margin=on))
 
     def _count(self, name: str, special: str) -> QSpinBox:
         spec = field_spec(PlanConstraints, name)
@@ -147,7 +156,7 @@ class ConstraintsBar(QWidget):
         """Show ``c`` without emitting ``changed``."""
         self.constraints = c
         widgets = (self.deadline, self.budget, self.max_gpus, self.batch, self.billing,
-                   self.goal, self.weight, *self.methods.values())  # fmt: skip
+                   self.goal, self.weight, self.margin, *self.methods.values())  # fmt: skip
         for w in widgets:
             w.blockSignals(True)
         try:
@@ -163,6 +172,7 @@ class ConstraintsBar(QWidget):
             self.weight.setEnabled(goal == "weighted")
             for m, box in self.methods.items():
                 box.setChecked(m in c.methods)
+            self.margin.setChecked(c.memory_margin)
         finally:
             for w in widgets:
                 w.blockSignals(False)
@@ -170,6 +180,8 @@ class ConstraintsBar(QWidget):
     def set_scenario_batch(self, batch: int | None) -> None:
         """The special text of 'Effective batch' says the scenario's value."""
         self.batch.setSpecialValueText(f"scenario's ({batch})" if batch else "scenario's")
+        # the special text is wider than any number: never clip it on a narrow window
+        self.batch.setMinimumWidth(self.batch.sizeHint().width())
 
     def _edit(self, **fields: object) -> None:
         doc = self.constraints.model_dump()
