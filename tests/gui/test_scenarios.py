@@ -276,7 +276,8 @@ def test_export_report_from_window(window, tmp_path, monkeypatch):
     for s, r in zip(window.store.document.scenarios, window.store.results, strict=True):
         assert s.name in html
         assert fmt_usd(r.cost.on_demand_usd) in html
-    assert html.count('src="data:image/png;base64,') == 2
+    # memory and cost, and the recommendation's plan front and two what-fits plots
+    assert html.count('src="data:image/png;base64,') == 5
     assert report_format("x.md") == "md" and report_format("x.PDF") == "pdf"
 
 
