@@ -57,6 +57,8 @@ class ScenarioBar(QToolBar):
         tabs.setAccessibleName("Scenarios")
         tabs.setMovable(True)
         tabs.setDocumentMode(True)
+        # No base line: in a toolbar it drew an empty tab-shaped box beside the last tab.
+        tabs.setDrawBase(False)
         tabs.setExpanding(False)
         tabs.setUsesScrollButtons(True)
         tabs.setElideMode(Qt.TextElideMode.ElideRight)
