@@ -49,14 +49,20 @@ def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple
         spot = "no spot price"
     return {
         "memory": (
-            # Short enough for a 1024-px window's card; "usable" is said in the detail line.
+            # Short enough for a 1024-px window's card: the device total against the GPU's memory.
             f"{mem.total_bytes / GIB:,.1f} of {fmt_gib(mem.usable_bytes)}",
-            # The warnings line says how near the limit; the card says which state.
-            f"{MEMORY_STATUS_TEXTS[lay.memory_status] if mem.fits else 'does NOT fit'} · usable: "
-            f"{inputs.hardware.usable_memory_fraction:.0%} of "
-            f"{inputs.hardware.gpu.memory_gib:g} GiB "
-            f"{inputs.hardware.gpu.name}",
-            "Peak memory of one GPU vs the usable share of its reported memory; amber when less "
+            # The warnings line says how near the limit; the card says which state, and which
+            # figure the value is (measured records: device total = what nvidia-smi shows).
+            f"{MEMORY_STATUS_TEXTS[lay.memory_status] if mem.fits else 'does NOT fit'} · device "
+            f"total (nvidia-smi) · allocated {mem.peak_allocated_bytes / GIB:,.1f} · reserved "
+            f"{fmt_gib(mem.peak_reserved_bytes)}",
+            f"Device total per GPU, what nvidia-smi shows: peak allocated "
+            f"{fmt_gib(mem.peak_allocated_bytes)} (every tensor, torch.cuda.max_memory_allocated) "
+            f"+ allocator reserve {fmt_gib(mem.reserve_bytes)} (at "
+            f"{inputs.hardware.usable_memory_fraction:.0%} allocator efficiency; peak reserved "
+            f"{fmt_gib(mem.peak_reserved_bytes)}, torch.cuda.max_memory_reserved) + CUDA context "
+            f"{fmt_gib(mem.overhead_bytes)}. It fits when it is at most the GPU's memory "
+            f"({fmt_gib(mem.usable_bytes)}, {plain(inputs.hardware.gpu.name)}); amber when less "
             f"than {lay.near_limit_fraction:.0%} of it stays free.",
         ),
         "gpus": (
