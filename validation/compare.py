@@ -17,7 +17,7 @@ from ftcost_gui.core import EstimateInputs, ModelSpec, count_params, estimate
 from ftcost_gui.io.hf_config import spec_from_hf_config
 
 RECORDS = Path(__file__).resolve().parents[1] / "docs" / "data" / "measured"
-FAMILY_ORDER = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "phi3", "gpt2")
+FAMILY_ORDER = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "phi3", "gpt2", "mixtral")
 # PEFT's module names → ftcost's target names (GPT-2's c_proj is both the attention output and
 # the MLP down projection; transformers >= 5 MoE experts are adapted as parameters).
 PEFT_TO_FTCOST = {
@@ -113,7 +113,9 @@ def mode_label(case: dict[str, Any]) -> str:
 
 def measured_flops(case: dict[str, Any]) -> float:
     by_op = case["by_op"]
+    # PEFT's merged expert weights run bmm in backward too: not attention (harness.py).
     attention = sum(v for k, v in by_op.items() if k in ATTENTION_OPS)
+    attention -= case.get("merge_backward_bmm", 0)
     return sum(by_op.values()) - attention + CAUSAL * attention
 
 

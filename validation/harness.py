@@ -19,6 +19,7 @@ from typing import Any
 import torch
 import transformers.masking_utils as masking_utils
 from peft import LoraConfig, get_peft_model
+from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.profiler import ProfilerActivity, profile
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
@@ -123,14 +124,40 @@ def _step(model: torch.nn.Module, ids: torch.Tensor) -> None:
 
 
 def count_flops(model: torch.nn.Module, batch: int, seq: int, vocab: int, device: str) -> dict:
-    """FLOPs of one training step (forward, loss, backward), by aten op."""
+    """FLOPs of one training step (forward, loss, backward), by aten op.
+
+    SDPA runs its math path (two batched matmuls forward, four backward), as it does on the
+    ``meta`` device where the dense families are counted: a fused CPU/CUDA flash kernel's backward
+    also recomputes the scores inside the kernel (2.5× the forward instead of 2×), work that
+    model-FLOP counts (and ftcost's, article 000) leave out."""
     ids = _inputs(batch, seq, vocab, device)
     fc = FlopCounterMode(display=False)
-    with fc:
+    merge = _MergeBackward()
+    with fc, merge, sdpa_kernel(SDPBackend.MATH):
         _step(model, ids)
     counts = fc.get_flop_counts()["Global"].items()
     by_op = {str(op).removeprefix("aten."): int(n) for op, n in counts}
-    return {"total": int(fc.get_total_flops()), "by_op": by_op}
+    out = {"total": int(fc.get_total_flops()), "by_op": by_op}
+    if merge.bmm_flops:
+        out["merge_backward_bmm"] = merge.bmm_flops
+    return out
+
+
+class _MergeBackward(TorchDispatchMode):
+    """FLOPs of the ``bmm`` that PEFT's merged expert weights (W + B·A, one ``baddbmm``) run in
+    backward, told apart from the attention's ``bmm`` by the autograd node running them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bmm_flops = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func.overloadpacket is aten.bmm:
+            node = torch._C._current_autograd_node()
+            if node is not None and node.name().startswith("BaddbmmBackward"):
+                (b, n, k), m = args[0].shape, args[1].shape[-1]
+                self.bmm_flops += 2 * b * n * k * m
+        return func(*args, **(kwargs or {}))
 
 
 def decoder_layers(model: torch.nn.Module) -> list[torch.nn.Module]:

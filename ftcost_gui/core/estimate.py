@@ -22,7 +22,7 @@ from .inputs import EstimateInputs
 from .layout import Option, Rented, choose_checkpointing, memory_status, rented, rollout_rented
 from .memory import ADAPTER_WEIGHT_BYTES, RECIPES, base_weight_bytes
 from .memory_step import MemoryInputs, MemoryStep, memory_per_gpu
-from .params import NO_ADAPTERS, Adapters, lora_adapters, param_summary
+from .params import NO_ADAPTERS, Adapters, lora_adapters, lora_work, param_summary
 from .plan import Layout, Plan
 from .ranges import range_summary
 from .results import (
@@ -127,7 +127,9 @@ def _layout(
     if n != step.num_gpus and chosen is None:  # it trains on every rented GPU: memory on those
         step = _memory_step(mi, ckpt, n, counts, adapters, [])
     adapts_tail = not full and "down_proj" in tr.lora_targets  # checkpointing then reruns it
-    flops = count_flops(m, counts, adapters.active, full, ckpt, tokens, adapts_tail)
+    tokens_mb = tr.micro_batch * tokens.row_tokens
+    work = lora_work(adapters, tokens_mb)
+    flops = count_flops(m, counts, adapters.active, full, ckpt, tokens, adapts_tail, work)
     # DPO/GRPO/PPO (alignment.py, rollout.py): the policy update's epochs and the extra forwards
     # run on the trainer at its MFU; the rollouts from rollout.generation_plans.
     per_token = flops.per_token
@@ -136,7 +138,6 @@ def _layout(
     if policy_flops + extra.total != flops.total_flops:
         flops = flops.model_copy(update={"total_flops": policy_flops + extra.total})
     same_gpus = chosen is not None and chosen.time.num_gpus == n
-    tokens_mb = tr.micro_batch * tokens.row_tokens
     # The trainer's FLOPs per processed token: the policy update, its epochs and the extra
     # forwards (DPO/RL) all run in micro-batches of these rows.
     work_per_token = flops.total_flops / tokens.tokens_processed

@@ -8,12 +8,13 @@ leaves those unchanged (an MFU, price, token or project edit).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import NamedTuple
 
 from . import alignment, rollout
 from .activations import LoraActs, Saved, layer_inventory, outside_inventory
+from .activations import fixed as fixed_bytes
 from .activations import total as total_bytes
 from .architecture import ModelSpec, ParamCounts
 from .inputs import EstimateInputs, TrainingSpec
@@ -84,10 +85,16 @@ def lora_acts(tr: TrainingSpec) -> LoraActs | None:
 
 
 class Inventory(NamedTuple):
-    layer: tuple[Saved, ...]  # one decoder layer, bytes per token
+    layer: tuple[Saved, ...]  # one decoder layer whose input needs a gradient, bytes per token
     outside: tuple[Saved, ...]  # outside the layers, bytes per token
     layer_bytes: float
     outside_bytes: float
+    # The first layer: the same as the others, except under LoRA without checkpointing, where
+    # its input (the frozen embedding's output) needs no gradient (activations.py).
+    first: tuple[Saved, ...] = ()
+    first_bytes: float = 0.0
+    layer_fixed_bytes: float = 0.0  # per layer whatever the tokens (merged expert weights)
+    first_fixed_bytes: float = 0.0
 
 
 @lru_cache(maxsize=512)
@@ -95,9 +102,13 @@ def _inventory(
     m: ModelSpec, attention: str, seq_len: int, full: bool, lora: LoraActs | None, ckpt: bool,
     loss: str,
 ) -> Inventory:  # fmt: skip
-    layer = tuple(layer_inventory(m, attention, seq_len, full, lora))
-    outside = tuple(outside_inventory(m, seq_len, full, lora, ckpt, loss))
-    return Inventory(layer, outside, total_bytes(list(layer)), total_bytes(list(outside)))
+    layer = layer_inventory(m, attention, seq_len, full, lora)
+    first = layer if full or ckpt else layer_inventory(m, attention, seq_len, full, lora, False)
+    outside = outside_inventory(m, seq_len, full, lora, loss)
+    return Inventory(
+        tuple(layer), tuple(outside), total_bytes(layer), total_bytes(outside),
+        tuple(first), total_bytes(first), fixed_bytes(layer), fixed_bytes(first),
+    )  # fmt: skip
 
 
 def activation_inventory(mi: MemoryInputs) -> Inventory:
@@ -110,6 +121,15 @@ def activation_inventory(mi: MemoryInputs) -> Inventory:
     )  # fmt: skip
 
 
+def inventory_for(inputs: EstimateInputs, checkpointing: bool) -> tuple[Inventory, float]:
+    """The saved-tensor inventory of a run with checkpointing resolved (the layout's choice),
+    and the tokens of one micro-batch it is multiplied by: what the explanation lists."""
+    mi = MemoryInputs.of(inputs)
+    training = mi.training.model_copy(update={"checkpointing": "full" if checkpointing else "none"})
+    mi = replace(mi, training=training)
+    return activation_inventory(mi), float(mi.rows * mi.seq_len)
+
+
 def activations(mi: MemoryInputs) -> Activations:
     """Activation memory of one micro-batch, tensor by tensor (activations.py, measured).
 
@@ -119,14 +139,15 @@ def activations(mi: MemoryInputs) -> Activations:
     m, tr = mi.model, mi.training
     tokens_mb = mi.rows * mi.seq_len
     inv = activation_inventory(mi)
-    per_layer = inv.layer_bytes
+    one_layer = inv.layer_bytes * tokens_mb + inv.layer_fixed_bytes
     saved: float
     working: float
     if tr.checkpointing == "full":
         saved = m.num_layers * BF16_BYTES * m.hidden_size * tokens_mb
-        working = per_layer * tokens_mb
+        working = one_layer
     else:
-        saved = m.num_layers * per_layer * tokens_mb
+        first = inv.first_bytes * tokens_mb + inv.first_fixed_bytes
+        saved = first + (m.num_layers - 1) * one_layer
         working = 0.0
     return Activations(saved + inv.outside_bytes * tokens_mb, working)
 

@@ -8,7 +8,7 @@ taken as useful tokens. FLOPs = FLOPs per processed token × D (articles 000/001
 from __future__ import annotations
 
 from .architecture import ModelSpec, ParamCounts
-from .flops import flops_per_token, simple_coefficient
+from .flops import LoraWork, flops_per_token, simple_coefficient
 from .inputs import DataSpec
 from .lengths import distribution, padded_rows
 from .results import FlopBreakdown, TokenSummary, build
@@ -67,12 +67,13 @@ def count_flops(
     checkpointing: bool,
     tokens: TokenSummary,
     adapts_tail: bool = False,
+    lora: LoraWork | None = None,
 ) -> FlopBreakdown:
     """Training FLOPs of the run and the per-token coefficients they came from."""
     matmul_params = counts.matmul_active
     fpt = flops_per_token(
         counts, full, checkpointing, m.num_layers, tokens.seq_len, m.q_dim,
-        adapter_params_active, adapts_tail,
+        adapter_params_active, adapts_tail, lora,
     )  # fmt: skip
     return build(
         FlopBreakdown,

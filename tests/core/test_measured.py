@@ -13,7 +13,7 @@ import json
 import pytest
 
 from ftcost_gui.core import estimate
-from ftcost_gui.core.activations import layer_inventory
+from ftcost_gui.core.activations import LoraActs, layer_inventory
 from ftcost_gui.core.architecture import ModelSpec
 from ftcost_gui.core.memory import (
     FOREACH_TEMP_BYTES,
@@ -148,3 +148,80 @@ def test_checkpointing_recomputes_less_than_2n_by_hand():
     assert ckpt["by_op"]["mm"] - plain["by_op"]["mm"] == 2 * 32 * (layer - down) * 512
     r = estimate(C.inputs_for(record, ckpt))
     assert r.flops.recompute_per_token == 2 * 32 * (layer - down)
+
+
+def test_mixtral_expert_lora_layer_by_hand():
+    """Mixtral under PEFT's expert LoRA (target_parameters on the 3D expert weights), fp32
+    adapters, SDPA: the record's last layer, tensor by tensor, and the core's inventory.
+
+    Shrunk Mixtral: h 256, q 256, kv 64 (8 heads), 4 experts of width 512, top-2, r = 8. Per
+    token: attention norm's fp32 copy and rsqrt (4h + 4; frozen weight); q, k, v, output, log-sum-
+    exp (2q + 2kv + 2kv + 2q + 4 · 8); MLP norm (4h + 4); router softmax (4E), top-k indices,
+    weights and sum (8k + 4k + 4); expert sort and token index (8k + 8k); gathered rows (2kh);
+    gate_up output (2k · 2i); activation and product (2ki each); down output (2kh); routing
+    weights (4k); inverse permutation (8k). Per layer, whatever the tokens: the merged weights
+    W + B·A in bf16 (2E · h · 2i and 2E · i · h), the bf16 casts of the fp32 factors
+    (2E · r · (h + 2i) and 2E · r · (i + h)) and the int32 expert offsets (4E).
+    """
+    h, q, kv, heads, i, n_exp, k, r = 256, 256, 64, 8, 512, 4, 2, 8
+    per_token = (
+        (4 * h + 4) + (2 * q + 2 * kv + 2 * kv + 2 * q + 4 * heads) + (4 * h + 4)
+        + 4 * n_exp + (8 * k + 4 * k + 4) + 8 * k + 8 * k
+        + 2 * k * h + 2 * k * 2 * i + 2 * k * i + 2 * k * i + 2 * k * h + 4 * k + 8 * k
+    )  # fmt: skip
+    fixed = (
+        2 * n_exp * h * 2 * i + 2 * n_exp * i * h
+        + 2 * n_exp * r * (h + 2 * i) + 2 * n_exp * r * (i + h) + 4 * n_exp
+    )  # fmt: skip
+    assert (per_token, fixed) == (13708, 3276816)
+    record, case = _case("mixtral", "lora", "sdpa", False)
+    assert case["lora"]["set"] == "experts"
+    assert case["per_layer_bytes"][-1] == per_token * 128 + fixed
+    m = C.spec_of(record, "shrunk")
+    lora = LoraActs(frozenset({"gate_up_proj", "down_proj"}), r, 4.0)
+    items = layer_inventory(m, "flash", 128, False, lora)
+    assert sum(s.bytes_per_token for s in items) == per_token
+    assert sum(s.fixed_bytes for s in items) == fixed
+
+
+def test_mixtral_expert_lora_flops_by_hand():
+    """One step of the shrunk Mixtral (2 layers, 4 experts, top-2), LoRA r = 16 on the experts
+    only, one 256-token sequence, no checkpointing, by op:
+
+    - grouped_mm (the experts, k · T = 512 rows): forward 2 · 3hi per row per layer; backward
+      the merged weights' gradients (2 · 3hi) and input gradients (2 · 3hi), except layer 0's
+      gate_up input gradient (its input needs none): (6 + 12) + (6 + 4 + 4) = 32 · rows · h · i;
+    - baddbmm: W + B·A for each expert stack, 2 · r · E · d_in · d_out, twice per forward (PEFT
+      registers the parametrization, which evaluates it once to check it); backward: two bmm of
+      the same size for the adapters' gradients;
+    - mm: every frozen linear forward (2 per weight per token), input gradients of the head and
+      of layer 1 only (layer 0 needs none: no adapter before its experts);
+    - attention: forward in both layers, backward in layer 1 only (halved: causal).
+    """
+    h, q, kv, i, n_exp, k, r, vocab, tokens = 256, 256, 64, 512, 4, 2, 16, 512, 256
+    rows = k * tokens
+    attn_linear = h * q + 2 * h * kv + q * h
+    router = h * n_exp
+    grouped = 32 * rows * h * i
+    stacks = n_exp * (h * 2 * i + i * h)  # merged weights per layer
+    merge = 2 * r * stacks * 2  # both layers
+    mm = 2 * tokens * (2 * (attn_linear + router) + vocab * h) + 2 * tokens * (
+        vocab * h + attn_linear + router
+    )
+    # q·kᵀ and p·v, 2 · s² · q each: forward in both layers, backward (four) in layer 1 only.
+    attention = 0.5 * (2 * 2 * 2 * tokens**2 * q + 4 * 2 * tokens**2 * q)  # causal: half
+    record = next(x for x in RECORDS if x["family"] == "mixtral")
+    case = next(
+        c for c in record["flops"]
+        if c["mode"] == "lora" and c["lora"]["set"] == "experts" and not c["checkpointing"]
+        and (c["batch"], c["seq"]) == (1, tokens)
+    )  # fmt: skip
+    by_op = case["by_op"]
+    assert by_op["_grouped_mm"] == grouped
+    assert by_op["baddbmm"] == 2 * merge
+    assert case["merge_backward_bmm"] == 2 * merge
+    assert by_op["mm"] == mm
+    by_hand = grouped + 4 * merge + mm + attention
+    assert C.measured_flops(case) == by_hand
+    ours = estimate(C.inputs_for(record, case))
+    assert ours.flops.per_token * tokens == pytest.approx(by_hand, rel=1e-12)
