@@ -338,11 +338,14 @@ def test_default_table(capsys):
     for heading in ("Model & data", "Memory per GPU", "FLOPs", "Time", "Cost per run", "Project"):
         assert t[heading], heading
     mem = t["Memory per GPU"]
-    assert mem["Total"] == fmt_gib(r.memory.total_bytes)
+    assert mem["Device total"] == (
+        f"{fmt_gib(r.memory.total_bytes, 2)} (what nvidia-smi shows; it must fit the GPU's memory)"
+    )
+    assert mem["Peak allocated"].startswith(fmt_gib(r.memory.peak_allocated_bytes, 2))
     assert mem["Weights"] == fmt_gib(r.memory.weights_bytes)
     assert mem["Optimizer moments"] == fmt_gib(r.memory.optimizer_bytes)
     assert mem["GPUs needed"] == "2"
-    assert mem["Fits"].startswith("yes, ")
+    assert mem["Fits"].startswith("yes: device total ≤ GPU memory, ")
     assert t["FLOPs"]["Total"] == fmt_flops(r.flops.total_flops) == "3.20e18 FLOPs"
     assert t["Time"]["Compute"] == f"{r.time.compute_gpu_hours:,.2f} GPU-h"
     assert t["Cost per run"]["On-demand"] == f"{fmt_usd(r.cost.on_demand_usd)} at $3.00/GPU-h"
@@ -357,7 +360,7 @@ def test_table_shows_warnings_and_missing_spot(capsys):
                "--sharding", "none"])  # fmt: skip
     out, _ = capsys.readouterr()
     assert rc == 0
-    assert "NO, short by" in out
+    assert "NO: device total > GPU memory, short by" in out
     assert "no spot price" in out
     assert "Warnings\n  - Does not fit" in out
 

@@ -1,4 +1,5 @@
-"""Memory floor vs VRAM: stacked memory parts per method, with the GPU's usable and total lines."""
+"""Memory floor vs VRAM: stacked memory parts per method to the device total (allocated parts,
+allocator reserve, CUDA context: what nvidia-smi shows), with the GPU's memory as a line."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from PySide6.QtWidgets import QWidget
 
 from ..core.results import MEMORY_PART_LABELS, OBJECTIVE_MEMORY_PARTS
 from ..core.series import MemoryBars
+from ..present.memory_texts import PLOT_AXIS, PLOT_LINE, PLOT_STACK
 from .base import PlotView
 from .theme import Theme
 
@@ -67,13 +69,13 @@ class MemoryPlot(PlotView):
         # The legend sits below the plot so it never covers a bar, at any window width.
         super().__init__("Memory per GPU by method", parent, legend_column=True)
         pi = self.plot_item
-        pi.setLabel("left", "GiB per GPU")
+        pi.setLabel("left", PLOT_AXIS)
         pi.setLabel("bottom", "Method (* = current)")
         self.plot_widget.setToolTip(
-            "Each method's memory per GPU on the current scenario's GPU count; above each bar, "
-            "the GPUs that method needs. The error bar on a bar: its memory range, low (no row "
-            "longer than the data's longest sequence) to high (the allocator at its measured "
-            "worst)."
+            f"Each method's memory per GPU on the current scenario's GPU count: {PLOT_STACK}; "
+            "above each bar, the GPUs that method needs. The error bar on a bar: its memory "
+            "range, low (no row longer than the data's longest sequence) to high (the allocator "
+            "at its measured worst)."
         )
         pi.setMouseEnabled(x=False, y=False)
         self.bars: dict[str, pg.BarGraphItem] = {}
@@ -108,7 +110,7 @@ class MemoryPlot(PlotView):
         self.total_line = pg.InfiniteLine(
             angle=0, movable=False,
             pen=pg.mkPen(self.theme.neutral, width=1.5, style=Qt.PenStyle.DashLine),
-            label="total {value:.1f} GiB",
+            label=PLOT_LINE,
             labelOpts={"position": 0.97, "color": self.theme.muted, "anchors": [(1, 1), (1, 1)]},
         )  # fmt: skip
         pi.addItem(self.usable_line)

@@ -93,7 +93,8 @@ def tick_labels(names: Sequence[str], limit: int) -> list[str]:
 
 
 class ScenarioMemoryPlot(MemoryPlot):
-    """One stacked bar of memory parts per scenario, with each scenario's usable memory."""
+    """One stacked bar of memory parts per scenario (to the device total), with the memory of
+    each scenario's GPU."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -149,7 +150,10 @@ class ScenarioMemoryPlot(MemoryPlot):
         capacity = list(bars.capacity_gib)
         self.usable_gib = usable
         same = len({round(u, 6) for u in usable}) == 1 and len({round(c, 6) for c in capacity}) == 1
-        self.usable_line.setVisible(same)
+        # The bars stack to the device total, which must fit the GPU's memory: a usable line
+        # only where it is below that memory (it is not, since the reserve is a part).
+        below = any(u < c - 1e-9 for u, c in zip(usable, capacity, strict=True))
+        self.usable_line.setVisible(same and below)
         self.total_line.setVisible(same)
         if same:
             self.usable_line.setValue(usable[0])
@@ -159,13 +163,11 @@ class ScenarioMemoryPlot(MemoryPlot):
         else:
             half = WIDTH / 2 + 0.12
             xs = np.repeat(x, 2) + np.tile([-half, half], n)
-            self.usable_marks.setData(xs, np.repeat(usable, 2))
+            self.usable_marks.setData(xs if below else [], np.repeat(usable, 2) if below else [])
             self.total_marks.setData(xs, np.repeat(capacity, 2))
-        marks = (
-            ((self.usable_marks, "usable (its GPU)"), (self.total_marks, "total (its GPU)"))
-            if not same
-            else ()
-        )
+        marks = ((self.total_marks, "GPU memory (its GPU)"),) if not same else ()
+        if not same and below:
+            marks = ((self.usable_marks, "usable (its GPU)"), *marks)
         self.draw_ranges(bars, x, totals)
         self._show_legend(self.parts_drawn(), marks)
         self.gpus_needed = dict(zip(names, bars.gpus_needed, strict=True))

@@ -21,7 +21,9 @@ class Metric:
 
 
 METRICS: tuple[Metric, ...] = (
-    Metric("memory_gib", "Memory per GPU", "GiB", lambda r: r.memory.total_bytes / GIB),
+    Metric(
+        "memory_gib", "Memory per GPU (device total)", "GiB", lambda r: r.memory.total_bytes / GIB
+    ),
     Metric("gpus", "GPUs", "", lambda r: float(r.time.num_gpus)),
     Metric("compute_gpu_hours", "Compute", "GPU-h", lambda r: r.time.compute_gpu_hours),
     Metric("held_gpu_hours", "GPU-hours held", "GPU-h", lambda r: r.time.held_gpu_hours),

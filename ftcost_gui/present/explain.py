@@ -8,7 +8,9 @@ re-derives a figure.
 
 from __future__ import annotations
 
+from ..core.activations import Saved, source_record
 from ..core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs
+from ..core.memory_step import inventory_for
 from ..core.results import MEMORY_PART_LABELS, EstimateResult
 from ..core.units import GIB, fmt_gib, fmt_hours, fmt_pct, fmt_usd
 from .blocks import Bold, Inline, Items, Name, Ref, Section, Table, formula, note, text, to_html
@@ -20,6 +22,7 @@ from .explain_time import (
     rate_section,
     time_section,
 )
+from .memory_texts import figure_rows, fits_text, phase_text
 from .objective import generation_section, objective_section, objective_tokens_text
 from .sections import spot_advice
 from .text import fmt_count, sci
@@ -41,7 +44,8 @@ RECIPE_TEXTS = {
     "Adam moments)",
     "full_adamw_8bit": "10 = 2 + 2 + 4 + 2 (8-bit moments)",
     "full_bf16_adamw": "8 = 2 + 2 + 4 (bf16 moments, no master)",
-    "lora": "2 (frozen bf16 base) + 16 per adapter parameter (fp32 weight, grad, two moments)",
+    "lora": "2 (frozen bf16 base) + 16 per fp32 adapter parameter (weight, grad, two moments; "
+    "8 in bf16)",
     "qlora": "≈0.52 (NF4 + double quantisation) + 16 per adapter parameter",
 }
 
@@ -122,11 +126,18 @@ def flops_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
 
 
 def memory_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
-    mem, hw, tr = r.memory, inputs.hardware, inputs.training
+    mem, tr = r.memory, inputs.training
     rows: list[tuple[Inline, Inline]] = [
-        ((MEMORY_PART_LABELS[k],), (fmt_gib(v, 2),)) for k, v in mem.parts() if v > 0
+        ((MEMORY_PART_LABELS[k],), (fmt_gib(v, 2),))
+        for k, v in mem.parts()
+        if v > 0 and k not in ("reserve", "overhead")
     ]
-    rows.append(((Bold("Total per GPU"),), (Bold(fmt_gib(mem.total_bytes, 2)),)))
+    figures: list[tuple[Inline, Inline, Inline]] = []
+    for label, value, what in figure_rows(inputs, mem):
+        plus = label.startswith("+")
+        figures.append(
+            ((label if plus else Bold(label),), (value if plus else Bold(value),), (what,))
+        )
     none_fits = "none (no count of these GPUs fits)"
     gpus = f"{mem.gpus_needed}" if mem.gpus_needed is not None else none_fits
     offload = " and the optimizer offloaded to the CPU" if tr.cpu_offload_optimizer else ""
@@ -141,23 +152,82 @@ def memory_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
                 f"{fmt_gib(mem.state_bytes)} before sharding",
                 Ref("article 001 §Memory sets the floor"),
             ),
-            text(f"On {r.time.num_gpus} GPU(s) with {SHARDING_LABELS[tr.sharding]}{offload}:"),
-            Table(tuple(rows), align="lr"),
-            formula(
-                f"usable = {fmt_pct(hw.usable_memory_fraction, 0)} × {hw.gpu.memory_gib:g} GiB "
-                "reported = ",
-                Bold(fmt_gib(mem.usable_bytes)),
-                f"; headroom {fmt_gib(mem.headroom_bytes)}",
+            text(
+                f"On {r.time.num_gpus} GPU(s) with {SHARDING_LABELS[tr.sharding]}{offload}, "
+                f"every tensor at the step's {phase_text(mem)}:"
             ),
+            Table(tuple(rows), align="lr"),
+            text("Three figures, each the one a tool reports:"),
+            Table(tuple(figures), header=("Figure", "GiB", "What it is"), align="lrl"),
+            formula(fits_text(mem), Ref("device total against the GPU's memory")),
             formula(
-                "GPUs = fewest whose per-GPU total fits the usable memory = ",
+                "GPUs = fewest whose per-GPU device total fits = ",
                 Bold(gpus),
                 Ref("article 001: ceil(total bytes ÷ usable HBM), made exact per part"),
             ),
             note(
                 f"Activations: {fmt_gib(mem.activations_saved_bytes, 2)} saved ({saved}) + "
-                f"{fmt_gib(mem.activations_working_bytes, 2)} working."
+                f"{fmt_gib(mem.activations_working_bytes, 2)} working; tensor by tensor below. "
+                "The peak is the larger of the backward (state, activations, loss path) and the "
+                "optimizer step (state and every gradient)."
             ),
+        ),
+    )
+
+
+def activations_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
+    """The saved-tensor inventory the activation figure comes from (core/activations.py)."""
+    m = inputs.model
+    ckpt = r.layout.checkpointing
+    inv, tokens = inventory_for(inputs, ckpt)
+    rows: list[tuple[Inline, Inline, Inline]] = []
+
+    def add(where: str, items: tuple[Saved, ...]) -> None:
+        for item in items:
+            if item.fixed_bytes:
+                size = f"{fmt_count(item.fixed_bytes)} B per layer"
+            else:
+                size = f"{item.bytes_per_token:,.1f}"
+            rows.append(((f"{where}: {item.name}",), (size,), (f"{source_record(m, item)}.json",)))
+
+    add("each layer", inv.layer)
+    if inv.first != inv.layer:
+        missing = [s for s in inv.layer if s not in inv.first]
+        negated = (s._replace(bytes_per_token=-s.bytes_per_token, fixed_bytes=-s.fixed_bytes)
+                   for s in missing)  # fmt: skip
+        add("first layer lacks", tuple(negated))
+    add("outside", inv.outside)
+    layers = m.num_layers
+    per_layer = f"{inv.layer_bytes:,.1f} B/token"
+    if inv.layer_fixed_bytes:
+        per_layer += f" + {fmt_count(inv.layer_fixed_bytes)} B"
+    if ckpt:
+        how = formula(
+            f"saved = L × 2·h × tokens + outside = {layers} × {2 * m.hidden_size:,} × "
+            f"{tokens:,.0f} + {inv.outside_bytes:,.1f} × {tokens:,.0f} = ",
+            Bold(fmt_gib(r.memory.activations_saved_bytes, 2)),
+            f"; one layer recomputed in backward = {per_layer} × {tokens:,.0f} tokens = ",
+            Bold(fmt_gib(r.memory.activations_working_bytes, 2)),
+            Ref("article 001: 2·L·b·s·h with recomputation"),
+        )
+    else:
+        first = "" if inv.first == inv.layer else f" (first layer: {inv.first_bytes:,.1f} B/token)"
+        how = formula(
+            f"saved = L × layer + outside = {layers} × {per_layer}{first} × {tokens:,.0f} tokens "
+            f"+ {inv.outside_bytes:,.1f} × {tokens:,.0f} = ",
+            Bold(fmt_gib(r.memory.activations_saved_bytes, 2)),
+        )
+    return Section(
+        ("Activations, tensor by tensor",),
+        (
+            text(
+                "Every tensor autograd keeps for backward, as the measured records show it "
+                "(docs/data/measured/: one training step of the real model with PyTorch, "
+                "Transformers and PEFT, each stored tensor counted once); bytes per token unless "
+                "per layer:"
+            ),
+            Table(tuple(rows), header=("Tensor", "B/token", "Record"), align="lrl"),
+            how,
         ),
     )
 
@@ -347,6 +417,7 @@ def explain(inputs: EstimateInputs, r: EstimateResult) -> tuple[Section, ...]:
         sections.append(comm)
     sections += [
         memory_section(inputs, r),
+        activations_section(inputs, r),
         layout_section(inputs, r),
         cost_section(inputs, r),
         project_section(inputs, r),

@@ -7,8 +7,19 @@ from __future__ import annotations
 
 from ..core.inputs import METHOD_LABELS, EstimateInputs
 from ..core.results import MEMORY_PART_LABELS, OBJECTIVE_MEMORY_PARTS, EstimateResult
-from ..core.units import GIB, fmt_gib, fmt_hours, fmt_pct, fmt_usd
+from ..core.units import fmt_gib, fmt_hours, fmt_pct, fmt_usd
 from ..io.names import plain
+from .memory_texts import (
+    ALLOCATED,
+    DEVICE_TOTAL,
+    GPU_MEMORY,
+    RESERVED,
+    TENSORS,
+    figure_rows,
+    headline_detail,
+    headline_tooltip,
+    headline_value,
+)
 from .objective import objective_label_rows
 from .sections import spot_advice
 from .text import sci
@@ -20,6 +31,13 @@ from .time_texts import (
     rollout_gpus_text,
 )
 
+# The breakdown table names each figure with the tool that reports it.
+_TOOLS = {
+    ALLOCATED: f"{ALLOCATED} (max_memory_allocated)",
+    RESERVED: f"{RESERVED} (max_memory_reserved)",
+    DEVICE_TOTAL: f"{DEVICE_TOTAL} (nvidia-smi)",
+}
+
 
 def objective_rows(r: EstimateResult) -> list[tuple[str, str, str]]:
     """The objective's rows of the breakdown table (present/objective.py words them)."""
@@ -27,7 +45,7 @@ def objective_rows(r: EstimateResult) -> list[tuple[str, str, str]]:
 
 
 HEADLINES: tuple[tuple[str, str], ...] = (
-    ("memory", "Memory per GPU"),
+    ("memory", "Memory per GPU (device total)"),
     ("gpus", "GPUs"),
     ("gpu_hours", "Compute GPU-hours"),
     ("wall", "Wall-clock (held)"),
@@ -49,21 +67,12 @@ def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple
         spot = "no spot price"
     return {
         "memory": (
-            # Short enough for a 1024-px window's card: the device total against the GPU's memory.
-            f"{mem.total_bytes / GIB:,.1f} of {fmt_gib(mem.usable_bytes)}",
-            # The warnings line says how near the limit; the card says which state, and which
-            # figure the value is (measured records: device total = what nvidia-smi shows).
-            f"{MEMORY_STATUS_TEXTS[lay.memory_status] if mem.fits else 'does NOT fit'} · device "
-            f"total (nvidia-smi) · allocated {mem.peak_allocated_bytes / GIB:,.1f} · reserved "
-            f"{fmt_gib(mem.peak_reserved_bytes)}",
-            f"Device total per GPU, what nvidia-smi shows: peak allocated "
-            f"{fmt_gib(mem.peak_allocated_bytes)} (every tensor, torch.cuda.max_memory_allocated) "
-            f"+ allocator reserve {fmt_gib(mem.reserve_bytes)} (at "
-            f"{inputs.hardware.usable_memory_fraction:.0%} allocator efficiency; peak reserved "
-            f"{fmt_gib(mem.peak_reserved_bytes)}, torch.cuda.max_memory_reserved) + CUDA context "
-            f"{fmt_gib(mem.overhead_bytes)}. It fits when it is at most the GPU's memory "
-            f"({fmt_gib(mem.usable_bytes)}, {plain(inputs.hardware.gpu.name)}); amber when less "
-            f"than {lay.near_limit_fraction:.0%} of it stays free.",
+            headline_value(mem),
+            # The warnings line says how near the limit; the card says which state.
+            headline_detail(
+                mem, MEMORY_STATUS_TEXTS[lay.memory_status] if mem.fits else "does NOT fit"
+            ),
+            headline_tooltip(inputs, r, lay.near_limit_fraction),
         ),
         "gpus": (
             (f"{lay.rented_gpus} rented" if lay.rounded_up else f"{t.num_gpus} used")
@@ -109,9 +118,11 @@ def breakdown_rows(inputs: EstimateInputs, r: EstimateResult) -> list[tuple[str,
     for key, value in mem.parts():
         if not value and key in OBJECTIVE_MEMORY_PARTS:  # DPO/RL parts, listed when a run has them
             continue
-        rows.append(("Memory per GPU", MEMORY_PART_LABELS[key], fmt_gib(value, 2)))
-    rows.append(("Memory per GPU", "Total", fmt_gib(mem.total_bytes, 2)))
-    rows.append(("Memory per GPU", "Usable", fmt_gib(mem.usable_bytes, 2)))
+        if key in TENSORS:
+            rows.append(("Memory per GPU", MEMORY_PART_LABELS[key], fmt_gib(value, 2)))
+    for label, gib, _what in figure_rows(inputs, mem):
+        rows.append(("Memory per GPU", _TOOLS.get(label, label), gib))
+    rows.append(("Memory per GPU", GPU_MEMORY, fmt_gib(mem.capacity_bytes, 2)))
     if mem.cpu_offloaded_bytes:
         rows.append(
             ("Memory per GPU", "Offloaded to CPU (all GPUs)", fmt_gib(mem.cpu_offloaded_bytes))
@@ -170,7 +181,7 @@ def summary_text(inputs: EstimateInputs, r: EstimateResult) -> str:
     return (
         f"{plain(inputs.model.name)} · {method} · {r.layout.rented_gpus} × "
         f"{plain(inputs.hardware.gpu.name)} · "
-        f"{fmt_gib(r.memory.total_bytes)} / {fmt_gib(r.memory.usable_bytes)} per GPU"
+        f"{fmt_gib(r.memory.total_bytes)} / {fmt_gib(r.memory.capacity_bytes)} per GPU"
         f"{'' if r.memory.fits else ' (does not fit)'} · {r.time.compute_gpu_hours:,.1f} "
         f"GPU-h · {fmt_usd(r.cost.on_demand_usd)} per run{spot} · project "
         f"{fmt_usd(r.project.total_usd)}"

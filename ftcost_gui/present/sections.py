@@ -12,6 +12,7 @@ from ..core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs
 from ..core.results import MEMORY_PART_LABELS, CostBreakdown, EstimateResult
 from ..core.units import SECONDS_PER_HOUR, fmt_flops, fmt_gb, fmt_gib, fmt_hours, fmt_pct
 from ..io.names import plain
+from .memory_texts import GPU_MEMORY, TENSORS, figure_rows, phase_text
 from .objective import objective_label_rows
 from .ranges import range_rows
 from .text import fmt_cost, fmt_count
@@ -94,18 +95,19 @@ def _memory(inputs: EstimateInputs, r: EstimateResult) -> Section:
         f"{r.time.num_gpus} × {plain(inputs.hardware.gpu.name)}, "
         f"{SHARDING_LABELS[inputs.training.sharding]}"
     )
-    rows = [(MEMORY_PART_LABELS[k], fmt_gib(v)) for k, v in mem.parts() if v > 0]
-    rows.append(("Total", fmt_gib(mem.total_bytes)))
-    usable = (
-        f"{fmt_gib(mem.usable_bytes)} of {fmt_gib(mem.capacity_bytes)} "
-        f"({fmt_pct(inputs.hardware.usable_memory_fraction, 0)})"
-    )
-    rows.append(("Usable", usable))
+    rows = [(MEMORY_PART_LABELS[k], fmt_gib(v)) for k, v in mem.parts() if v > 0 and k in TENSORS]
+    rows += [(label, f"{value} ({what})") for label, value, what in figure_rows(inputs, mem)]
+    rows.append((GPU_MEMORY, fmt_gib(mem.capacity_bytes)))
     if mem.fits:
         verdict = "yes" if r.layout.memory_status == "fits" else memory_status_text(r.layout)
-        rows.append(("Fits", f"{verdict}, {fmt_gib(mem.headroom_bytes)} headroom"))
+        rows.append(
+            ("Fits", f"{verdict}: device total ≤ GPU memory, {fmt_gib(mem.headroom_bytes)} free")
+        )
     else:
-        rows.append(("Fits", f"NO, short by {fmt_gib(-mem.headroom_bytes)}"))
+        rows.append(
+            ("Fits", f"NO: device total > GPU memory, short by {fmt_gib(-mem.headroom_bytes)}")
+        )
+    rows.append(("Peak", phase_text(mem).removeprefix("peak ")))
     needed = str(mem.gpus_needed) if mem.gpus_needed is not None else "none (does not fit)"
     rows.append(("GPUs needed", needed))
     if mem.cpu_offloaded_bytes > 0:

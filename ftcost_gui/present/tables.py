@@ -320,37 +320,43 @@ ASSUMPTIONS: tuple[tuple[str, str, str], ...] = (
     (
         "Training FLOPs",
         "6·N per token for full fine-tuning (forward 2N + two backward passes 2N each), 4·N for "
-        "LoRA/QLoRA (no weight gradients of the frozen base), +2·N when activation checkpointing "
-        "recomputes the forward (8·N full); plus the causal attention term and 6 FLOPs per "
+        "LoRA/QLoRA (no weight gradients of the frozen base); activation checkpointing reruns "
+        "the decoder layers' forward but not the output head nor each layer's down projection "
+        "(measured; the articles say +2·N); plus the causal attention term and 6 FLOPs per "
         "adapter parameter. N counts parameters in matrix multiplies (no embedding lookups).",
-        "articles 000, 001; Kaplan et al. 2020",
+        "articles 000, 001; Kaplan et al. 2020; docs/data/measured/",
     ),
     (
         "Bytes per parameter",
         "Full mixed-precision AdamW 16 (2 weights + 2 gradients + 4 fp32 master + 8 moments); "
         "8-bit Adam 10; pure bf16 AdamW 8; LoRA base 2 (bf16); QLoRA base ≈0.52 (NF4 with "
-        "double quantisation). Adapters train in fp32: 16 B per adapter parameter.",
+        "double quantisation). Adapters train in fp32 (PEFT's default): 16 B per adapter "
+        "parameter, 8 B in bf16.",
         "article 001 'Memory sets the floor'; 003",
     ),
     (
         "Activations",
-        "Counted from the tensors autograd saves in a Llama-style layer with FlashAttention "
-        "(no s² tensor); with full checkpointing only each layer's input is kept (2·L·b·s·h) "
-        "plus one layer recomputed in backward.",
-        "article 001; Korthikanti et al. 2022; Dao 2022",
+        "Tensor by tensor, as one measured training step of the real model keeps them for "
+        "backward (PyTorch + Transformers + PEFT, docs/data/measured/): norm precision copies, "
+        "what frozen layers keep under LoRA, adapter dtype, eager attention's s² tensors, "
+        "MoE routing and PEFT's merged expert weights; with full checkpointing each layer keeps "
+        "its input (2·L·b·s·h) and one layer is recomputed in backward.",
+        "measured records; article 001; Dao 2022",
     ),
     (
         "Logits and loss",
-        "The standard cross-entropy holds bf16 logits, the fp32 upcast and the fp32 gradient: "
-        "16 B per token per vocabulary entry at the backward peak; a chunked loss holds one "
-        "2,048-token chunk.",
-        "transformers' loss; Unsloth's context table",
+        "The standard cross-entropy keeps the fp32 log-softmax (4 B per token per vocabulary "
+        "entry) and adds its fp32 gradients (8 B) at the backward peak: 12 B in all, measured; a "
+        "chunked (fused) loss holds one 2,048-token chunk at 14 B.",
+        "docs/data/measured/loss.json",
     ),
     (
-        "Usable memory",
-        "85% of the memory the driver reports is usable by tensors (fragmentation, "
-        "communication buffers); the CUDA context and workspaces take 1 GiB per GPU.",
-        "article 001",
+        "Memory figures",
+        "Peak allocated (every tensor: torch.cuda.max_memory_allocated) ÷ the allocator "
+        "efficiency (default 85%) = expected peak reserved (max_memory_reserved); + the CUDA "
+        "context (1 GiB) = device total, what nvidia-smi shows. A run fits when the device total "
+        "is at most the GPU's memory.",
+        "article 001 (85%); docs/accuracy.md",
     ),
     (
         "MFU",

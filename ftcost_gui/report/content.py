@@ -119,14 +119,16 @@ def image_captions(report: Report) -> dict[str, str]:
 def _captions(report: Report) -> dict[str, str]:
     if report.several:
         return {
-            "memory": "Memory per GPU by scenario: stacked parts, with the usable memory of each "
-            "scenario's GPU (the selected scenario is outlined).",
+            "memory": "Memory per GPU by scenario: parts stacked to the device total (allocated "
+            "tensors, allocator reserve, CUDA context: what nvidia-smi shows), with the memory of "
+            "each scenario's GPU (the selected scenario is outlined).",
             "cost": "Cost per run vs MFU, one colour per scenario (solid: on-demand, dashed: spot; "
             "dots: each scenario's MFU; green band: well-tuned 35–55%).",
         }
     return {
         "memory": "Memory per GPU by method for this scenario's model, data and GPUs (* = the "
-        "method chosen); red line: usable memory.",
+        "method chosen): parts stacked to the device total (allocated tensors, allocator "
+        "reserve, CUDA context: what nvidia-smi shows); dashed line: the GPU's memory.",
         "cost": "Cost per run vs MFU (solid: on-demand, dashed: spot; dots: the chosen MFU; green "
         "band: well-tuned 35–55%).",
     }

@@ -4,7 +4,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
 from ftcost_gui.core import EstimateInputs, estimate
-from ftcost_gui.core.units import fmt_gib, fmt_usd
+from ftcost_gui.core.units import GIB, fmt_gib, fmt_usd
 from ftcost_gui.gui.defaults import article_000
 from ftcost_gui.gui.results_view import breakdown_rows, headline_texts
 
@@ -55,8 +55,15 @@ def test_first_launch_is_the_clis_new_estimate(qtbot, tmp_path, monkeypatch, cap
 def test_first_launch_shows_article_000(window):
     assert window.store.inputs == article_000()
     r = _assert_views_match(window, article_000())
-    mem = window.results.headline.cards["memory"].value.text()
-    assert mem == f"{r.memory.total_bytes / 2**30:,.1f} of {fmt_gib(r.memory.usable_bytes)}"
+    card = window.results.headline.cards["memory"]
+    # The card says which figure it shows: the device total (nvidia-smi) against the GPU's
+    # memory, with the allocated and reserved peaks beside it.
+    total = f"{r.memory.total_bytes / 2**30:,.1f}"
+    assert card.value.text() == f"{total} of {fmt_gib(r.memory.capacity_bytes)}"
+    assert "device total (nvidia-smi)" in card.detail.text()
+    assert f"allocated {r.memory.peak_allocated_bytes / 2**30:,.1f}" in card.detail.text()
+    assert f"reserved {fmt_gib(r.memory.peak_reserved_bytes)}" in card.detail.text()
+    assert "max_memory_allocated()" in card.toolTip()
     assert fmt_usd(r.cost.on_demand_usd) in window.summary_label.text()
     assert not window.isWindowModified()
     assert window.windowTitle() == "Untitled[*] — ftcost"
@@ -211,6 +218,32 @@ def test_explain_view_shows_current_numbers(window):
     from ftcost_gui.present.text import sci
 
     assert sci(window.store.result.flops.total_flops) in text
+
+
+def test_window_says_which_memory_figure_it_shows(window):
+    """Issue 10: allocated (max_memory_allocated), reserved (max_memory_reserved) and the device
+    total (nvidia-smi) in the breakdown table; the explanation lists the activation tensors the
+    figure comes from, each with its bytes per token and the record that measured it."""
+    r = window.store.recompute_now()
+    m = r.memory
+    rows = dict(window.results.breakdown.values())
+    assert (
+        rows["Peak allocated (max_memory_allocated)"] == f"{m.peak_allocated_bytes / GIB:,.2f} GiB"
+    )
+    assert rows["Peak reserved (expected) (max_memory_reserved)"] == (
+        f"{m.peak_reserved_bytes / GIB:,.2f} GiB"
+    )
+    assert rows["Device total (nvidia-smi)"] == f"{m.total_bytes / GIB:,.2f} GiB"
+    assert rows["GPU memory"] == f"{m.capacity_bytes / GIB:,.2f} GiB"
+    window.results.tabs.setCurrentWidget(window.results.explain)
+    text = window.results.explain.toPlainText()
+    assert "Activations, tensor by tensor" in text
+    assert "max_memory_allocated()" in text and "nvidia-smi" in text
+    # Article 000's Qwen2.5-7B, full fine-tuning: each RMSNorm keeps an fp32 copy of its input,
+    # 4 B × hidden 3584 = 14,336 B per token, as docs/data/measured/qwen2.json shows.
+    assert window.store.inputs.model.hidden_size == 3584
+    row = text[text.index("each layer: attention norm: fp32 copy of the input") :].split()
+    assert row[9:11] == ["14,336.0", "qwen2.json"], row[:11]
 
 
 def test_status_bar_and_tooltips(window):

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from ftcost_gui.core import METHOD_LABELS, EstimateInputs, estimate
-from ftcost_gui.core.units import fmt_pct
+from ftcost_gui.core.units import GIB, fmt_pct
 from ftcost_gui.gui.defaults import EXAMPLES, article_000
 from ftcost_gui.present.explain import explain_html
 from ftcost_gui.present.text import sci
@@ -31,7 +31,10 @@ def test_article_000_numbers_are_in_the_text():
     assert "given: one MFU for every GPU" in text
     assert f"{r.time.compute_gpu_hours:,.2f} GPU-hours" in text
     assert "16 = 2 (bf16 weights) + 2 (bf16 grads) + 4 (fp32 master) + 8" in text
-    assert "usable = 85% × 79.6 GiB" in text
+    # The three memory figures, each named by the tool that reports it, and the fit against the
+    # GPU's whole memory (the allocator's 85% is the reserve step, not a second margin).
+    assert "allocated × (1 ÷ 0.85 − 1)" in text and "torch.cuda.max_memory_reserved()" in text
+    assert f"{r.memory.total_bytes / GIB:,.1f} GiB device total ≤ 79.6 GiB" in text
     assert f"= {r.memory.gpus_needed}" in text
     assert f"{r.cost.spot_factor:.3f}" in text and "F = 1 + λ(T/2 + R)" in text
     assert "12 B/param" in text

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from ftcost_gui.core.catalog import merge_catalogs
 from ftcost_gui.core.compare import compare_gpus, rank_by_cost
 from ftcost_gui.core.estimate import estimate
@@ -60,7 +62,19 @@ def test_sections_carry_units_and_clean_names():
                                          g.memory_bytes.high)
     )  # fmt: skip
     mem = sections["Memory per GPU"]
-    assert mem["Total"] == f"{r.memory.total_bytes / GIB:,.1f} GiB"
+    # Each figure is named by the tool that reports it, each a step from the one before.
+    m = r.memory
+    assert mem["Peak allocated"].startswith(f"{m.peak_allocated_bytes / GIB:,.2f} GiB (every")
+    assert "torch.cuda.max_memory_allocated()" in mem["Peak allocated"]
+    assert mem["+ allocator reserve"].startswith(f"{m.reserve_bytes / GIB:,.2f} GiB (allocated × ")
+    assert "max_memory_reserved()" in mem["Peak reserved (expected)"]
+    assert mem["Device total"].startswith(f"{m.total_bytes / GIB:,.2f} GiB (what nvidia-smi shows")
+    assert m.total_bytes == pytest.approx(
+        m.peak_allocated_bytes / 0.85 + m.overhead_bytes
+    )  # reserve = allocated × (1 ÷ 0.85 − 1), the default allocator efficiency
+    assert mem["GPU memory"] == f"{m.capacity_bytes / GIB:,.1f} GiB"
+    assert mem["Fits"].startswith("yes: device total ≤ GPU memory, ")
+    assert mem["Peak"] in ("in the backward", "at the optimizer step")
     assert mem["GPUs needed"] == str(r.memory.gpus_needed)
     band = "30%"  # the default MFU band, ±30 %
     assert sections["Cost per run"]["Range"].endswith(f"(on-demand, MFU ±{band})")
