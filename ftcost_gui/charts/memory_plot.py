@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QWidget
 
 from ..core.results import MEMORY_PART_LABELS, OBJECTIVE_MEMORY_PARTS
 from ..core.series import MemoryBars
-from ..present.memory_texts import PLOT_AXIS, PLOT_LINE, PLOT_STACK
+from ..present.memory_texts import PLOT_AXIS, PLOT_LINE, PLOT_STACK, PLOT_TITLE_METHODS
 from .base import PlotView
 from .theme import Theme
 
@@ -67,7 +67,7 @@ class MemoryPlot(PlotView):
 
     def __init__(self, parent: QWidget | None = None):
         # The legend sits below the plot so it never covers a bar, at any window width.
-        super().__init__("Memory per GPU by method", parent, legend_column=True)
+        super().__init__(PLOT_TITLE_METHODS, parent, legend_column=True)
         pi = self.plot_item
         pi.setLabel("left", PLOT_AXIS)
         pi.setLabel("bottom", "Method (* = current)")

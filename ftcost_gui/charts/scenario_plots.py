@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QWidget
 from ..core.results import MEMORY_PART_LABELS
 from ..core.series import ScenarioSeries
 from ..core.units import fmt_usd
+from ..present.memory_texts import PLOT_TITLE_SCENARIOS
 from .cost_plot import BAND, CostPlot
 from .memory_plot import WIDTH, MemoryPlot
 from .theme import Theme
@@ -99,7 +100,7 @@ class ScenarioMemoryPlot(MemoryPlot):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         pi = self.plot_item
-        pi.setTitle("Memory per GPU by scenario")
+        pi.setTitle(PLOT_TITLE_SCENARIOS)
         pi.setLabel("bottom", "Scenario (▶ = selected)")
         self.plot_widget.setToolTip(
             "Each scenario's memory per GPU on its own GPU count (above each bar); the error bar: "

@@ -24,7 +24,10 @@ DEVICE_TOOL = "nvidia-smi"
 TENSORS = frozenset(k for k in MEMORY_PART_LABELS if k not in ("reserve", "overhead"))
 PHASE_WORDS = {"backward": "in the backward", "optimizer step": "at the optimizer step"}
 # What the memory plot's bars stack to, and what its line marks.
-PLOT_AXIS = "GiB per GPU (device total)"
+# The title names the figure (the axis has no room for it in a 1024-px window).
+PLOT_TITLE_METHODS = "Device total by method"
+PLOT_TITLE_SCENARIOS = "Device total by scenario"
+PLOT_AXIS = "GiB per GPU"
 PLOT_LINE = "GPU memory {value:.1f} GiB"
 PLOT_STACK = (
     "the bars stack the tensors (peak allocated), the allocator reserve and the CUDA context to "
