@@ -163,7 +163,13 @@ class TrainingSpec(BaseModel):
     lora_targets: tuple[LoraTarget, ...] = Field(
         ("q_proj", "k_proj", "v_proj", "o_proj"),
         title="LoRA targets",
-        description="Adapted linear layers by their usual names.",
+        description=(
+            "Adapted linear layers by their usual names; qkv_proj and gate_up_proj name fused "
+            "projections (Phi-3). On an MoE model gate_up_proj/gate_proj/up_proj and down_proj "
+            "adapt the routed experts as PEFT 0.21 does on Transformers 5's 3D expert weights "
+            "(target_parameters: W + B·A merged each forward, kept for backward; "
+            "docs/data/measured/mixtral.json)."
+        ),
         min_length=1,
         json_schema_extra={"unit": ""},
     )
