@@ -47,12 +47,15 @@ GLOSSARY: tuple[Term, ...] = (
     ),
     Term(
         "usable_memory",
-        "Usable memory",
+        "Usable memory: allocated, reserved, device total",
         (
-            "Not every byte a GPU reports can hold your tensors: PyTorch's caching allocator "
-            "fragments memory, and CUDA, cuBLAS and NCCL keep their own workspaces. ftcost "
-            "compares the run's peak memory per GPU with a share of the reported memory (85 % "
-            "by default, article 001) and adds the CUDA/framework overhead as its own part.",
+            "Not every byte a GPU reports can hold your tensors. ftcost gives three figures per "
+            "GPU, each the one a tool reports: peak allocated (every tensor at the step's peak, "
+            "torch.cuda.max_memory_allocated()); ÷ the allocator efficiency (85 % by default, "
+            "article 001) = expected peak reserved (max_memory_reserved(): PyTorch's caching "
+            "allocator keeps freed blocks and fragments); + the CUDA context and workspaces = "
+            "device total, what nvidia-smi shows. The run fits when the device total is at most "
+            "the GPU's memory.",
             "The headline turns green when the run fits, amber when less than the near-limit "
             "margin stays free (fragmentation or a longer batch can still run out of memory), "
             "red when it does not fit.",

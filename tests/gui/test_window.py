@@ -226,6 +226,7 @@ def test_window_says_which_memory_figure_it_shows(window):
     figure comes from, each with its bytes per token and the record that measured it."""
     r = window.store.recompute_now()
     m = r.memory
+    window.results.tabs.setCurrentWidget(window.results.breakdown)  # hidden views refresh shown
     rows = dict(window.results.breakdown.values())
     assert (
         rows["Peak allocated (max_memory_allocated)"] == f"{m.peak_allocated_bytes / GIB:,.2f} GiB"
