@@ -5,9 +5,10 @@ Per processed token: 2N forward + 2N input gradients + 2N weight gradients (6N f
 frozen base). N is the parameters in matmuls per token: the active decoder linears and the output
 head (embedding lookups are not matmuls). Measured corrections: without checkpointing a frozen
 model's layer 0 computes no input gradient for q, k, v (its input, the embedding output, needs
-none): −2·h·(q + 2·kv). Checkpointing reruns the decoder layers' forward only — not the head —
-and stops before each layer's last matmul, the MLP down projection (L·h·i), unless a later op
-keeps its output (an MoE's routing multiply): +2·(decoder linears − down projections).
+none): −2·h·(q + 2·kv), and −2·r·h for each q/k/v adapter's A matrix. Checkpointing reruns
+the decoder layers' forward only — not the head — and stops before each layer's last matmul,
+the MLP down projection (L·h·i), unless a later op keeps its output (an MoE's routing
+multiply): +2·(decoder linears − down projections).
 Attention 6·L·s·q with causal masking (+2·L·s·q recomputed); adapters 6 FLOPs per adapter
 parameter (8 recomputed). D is the total of a 'tokens' run.
 """
@@ -60,6 +61,8 @@ def test_flops_per_token_and_total(s, method, ckpt, rank):
     rec = 2 * (s.L * (s.attn + s.mlp_active) - down) if recompute else 0
     attn = (8 if recompute else 6) * s.L * S * s.q
     adapt = (8 if recompute else 6) * adapters
+    if rank and not recompute:  # nor the A matrices of q, k, v there (they read that input too)
+        adapt -= 2 * 3 * rank * s.h
     assert f.matmul_params == n
     assert (f.base_coefficient, f.attention_coefficient) == (
         6 if full else 4,

@@ -14,9 +14,11 @@ copy of its input and its rank-r lora_A output (4·width + 4r); flash attention 
 output (2q + 2kv + 2kv + 2q) and the fp32 log-sum-exp per head; eager the fp32 softmax and its
 bf16 copy (6 B per head per key position), GQA's k and v repeated to q width, and the o_proj
 input; the gated MLP's gate, up and activation outputs (3 × 2·width; MoE: top-k experts' width)
-and the router's fp32 softmax. Outside the layers: int64 ids and labels (16), bf16 rotary cos and
-sin (4·head_dim), the final norm, the fp32 log-softmax (4V); a frozen layer 0 keeps nothing of its
-first norm without checkpointing. With recomputation each layer keeps only its bf16 input
+(MoE, Transformers 5 grouped_mm experts, mixtral.json: router softmax 4E, top-k indices, weights
+and sum, int64 sort permutations, k expert rows' gate_up/activation/down outputs, 4E B per layer of
+int32 offsets). Outside: int64 labels (8) and ids (8, when the embedding trains), bf16 rotary cos
+and sin (4·head_dim), the final norm, the fp32 log-softmax (4V); a frozen layer 0 keeps nothing
+of its first norm without checkpointing. With recomputation each layer keeps only its bf16 input
 (article 001's 2·L·b·s·h) and one layer is recomputed while the loss path is already gone.
 
 The loss path beyond the forward: 8 B per token per vocabulary entry (standard), 14 B for one
@@ -58,9 +60,16 @@ def _acts_per_token(s, full, rank, attention="flash"):
         layer += (4 + 2) * heads * S
         layer += 2 * q if full else 4 * q + 4 * rank
     layer += norm + (2 * h if full else 0)  # MLP norm; gate and up read its output
-    layer += 4 * s.experts + 3 * 2 * width  # router softmax; gate, up, activation outputs
-    layer += 2 * width if full else 0  # down_proj's input
-    outside = 16 + 2 * 2 * s.hd + norm + (2 * h if full else 0)
+    if not s.experts:
+        layer += 3 * 2 * width  # gate, up, activation outputs
+        layer += 2 * width if full else 0  # down_proj's input
+    else:  # Transformers 5 grouped_mm experts, k = top_k rows per token (mixtral.json)
+        k, i = s.top_k, s.i
+        layer += 4 * s.experts + (8 + 4) * k + 4 + 8 * k  # router softmax, top-k + sum, sort
+        layer += 8 * k + 2 * k * 2 * i + 2 * k * i  # token index; gate_up and activation outputs
+        layer += 2 * k * h + 4 * k + 8 * k  # down output (routing multiply), weights, inverse
+        layer += 2 * k * h + 2 * k * i if full else 0  # gathered rows, down input: weights train
+    outside = 8 + (8 if full else 0) + 2 * 2 * s.hd + norm + (2 * h if full else 0)  # labels, ids
     return layer, outside
 
 
@@ -91,12 +100,13 @@ def _parts(s, method, ckpt, sharding, n, rank=16, loss="standard", offload=False
         adapters = s.L * rank * ((s.h + s.q) + 2 * (s.h + s.kvd) + (s.q + s.h))
     tokens = MB * S
     layer, outside = _acts_per_token(s, full, rank, attention)
+    fixed = 4 * s.experts  # per layer whatever the tokens: the int32 expert row offsets
     outside += 4 * s.V if loss == "standard" else 2 * s.h  # log-softmax, or the fused loss's grad
     if ckpt == "full":
-        saved, working = (s.L * 2 * s.h + outside) * tokens, layer * tokens
+        saved, working = (s.L * 2 * s.h + outside) * tokens, layer * tokens + fixed
     else:
         outside -= 0 if full else 4 * s.h + 4  # layer 0's first norm: its input needs no grad
-        saved, working = (s.L * layer + outside) * tokens, 0.0
+        saved, working = (s.L * layer + outside) * tokens + s.L * fixed, 0.0
     logits = 8 * tokens * s.V if loss == "standard" else 14 * min(tokens, 2048) * s.V
     grads = total * 2 if full else adapters * 4
     linear = (s.attn + s.mlp) if method == "qlora" else 0
