@@ -45,7 +45,7 @@ def objective_rows(r: EstimateResult) -> list[tuple[str, str, str]]:
 
 
 HEADLINES: tuple[tuple[str, str], ...] = (
-    ("memory", "Memory per GPU (device total)"),
+    ("memory", "Memory per GPU"),  # the detail line names the figure (1024-px cards)
     ("gpus", "GPUs"),
     ("gpu_hours", "Compute GPU-hours"),
     ("wall", "Wall-clock (held)"),
