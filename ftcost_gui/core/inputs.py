@@ -11,9 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ._field import fld
 from .architecture import LoraTarget, ModelSpec
+from .gpu_spec import MAMF_H100, GpuSpec, Interconnect, Network  # noqa: F401 (re-exported)
 from .histogram import LengthHistogram
 from .objective import ObjectiveSpec
-from .throughput import MAMF_TFLOPS
+from .project_spec import Billing, ProjectSpec, SpotSpec  # noqa: F401 (re-exported)
 
 Method = Literal["full_amp_adamw", "full_adamw_8bit", "full_bf16_adamw", "lora", "qlora"]
 METHOD_LABELS: dict[str, str] = {
@@ -39,8 +40,6 @@ CHECKPOINTING_LABELS: dict[str, str] = {
 AttentionImpl = Literal["flash", "eager"]
 LossImpl = Literal["standard", "chunked"]
 AdapterDtype = Literal["fp32", "bf16"]
-Interconnect = Literal["nvlink", "pcie", "infinity_fabric", "ici", "ethernet", "thunderbolt"]
-Network = Literal["infiniband", "ethernet", "ici", "thunderbolt"]
 Padding = Literal["longest", "max_length", "pack"]
 PADDING_LABELS: dict[str, str] = {
     "longest": "Pad to the longest in each micro-batch",
@@ -49,10 +48,8 @@ PADDING_LABELS: dict[str, str] = {
 }
 Communication = Literal["links", "table"]
 DataMode = Literal["examples", "tokens"]
-Billing = Literal["on_demand", "spot"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
-MAMF_H100 = round(MAMF_TFLOPS["H100"][0] / MAMF_TFLOPS["H100"][1], 3)
 
 
 class DataSpec(BaseModel):
@@ -225,141 +222,6 @@ class TrainingSpec(BaseModel):
         "Offload optimizer to CPU",
         "Optimizer states live in host RAM (ZeRO-Offload); GPU memory drops, steps slow down.",
     )
-
-
-class GpuSpec(BaseModel):
-    """One accelerator as data: facts plus the user's prices."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    id: str = fld("h100-sxm", "Id", "Catalog id.")
-    name: str = fld("H100 SXM", "GPU", "Display name.")
-    vendor: str = fld("NVIDIA", "Vendor", "Vendor.")
-    memory_gib: float = fld(
-        79.6,
-        "Memory",
-        "Total memory as the driver reports it (GiB).",
-        "GiB",
-        ge=1,
-        le=4096,
-        decimals=1,
-    )
-    bf16_tflops: float = fld(
-        989.0,
-        "Dense BF16",
-        "Dense (not 2:4 sparse) BF16 tensor throughput; FP16 for GPUs without BF16.",
-        "TFLOPS",
-        ge=0.01,
-        le=100_000,
-        decimals=1,
-    )
-    bf16_supported: bool = fld(True, "BF16", "The GPU has BF16 tensor cores.")
-    memory_bandwidth_gb_s: float = fld(
-        3350.0, "Memory bandwidth", "HBM/GDDR bandwidth.", "GB/s", ge=1, le=10**6
-    )
-    interconnect: Interconnect = fld("nvlink", "Interconnect", "GPU-to-GPU fabric in a node.")
-    interconnect_gb_s: float = fld(
-        900.0,
-        "Interconnect bandwidth",
-        "Per GPU, both directions together (a ring collective uses one direction: half). PCIe "
-        "Gen4 x16 64, Gen5 x16 128.",
-        "GB/s",
-        ge=0.1,
-        le=10**6,
-    )
-    gpus_per_node: int = fld(
-        8,
-        "GPUs per node",
-        "GPUs sharing the interconnect in one machine (an NVLink domain: 72 for GB200 NVL72).",
-        "",
-        ge=1,
-        le=1024,
-    )
-    network: Network = fld(
-        "infiniband", "Node network", "What connects the nodes of a multi-node job."
-    )
-    network_gbit_s: float = fld(
-        3200.0,
-        "Network bandwidth",
-        "Per node, one direction, as clouds state it (8 × 400 Gb/s InfiniBand NDR = 3,200; "
-        "AWS p5 EFA 3,200). Each GPU gets its share.",
-        "Gb/s",
-        ge=0.1,
-        le=10**6,
-    )
-    rent_unit_gpus: int = fld(
-        1,
-        "Rented in units of",
-        "The fewest GPUs one rental holds within a node: 1 for single GPUs, 8 where only whole "
-        "8-GPU machines are rented. A job larger than one node always rents whole nodes.",
-        "GPUs",
-        ge=1,
-        le=1024,
-    )
-    achievable_fraction: float = fld(
-        MAMF_H100,
-        "Achievable matmul",
-        "Best sustained dense BF16 matmul ÷ the vendor peak (MAMF): the ceiling no training "
-        "stack passes. Measured where a measurement exists (H100 0.80, MI300X 0.51, Gaudi 3 "
-        "0.68), else a rule by vendor and generation (reference/gpus.md).",
-        "× peak",
-        ge=0.01,
-        le=1.5,
-        step=0.01,
-        decimals=3,
-    )
-    achievable_source: str = fld(
-        "MAMF 794 of 989 TFLOPS (stas00/ml-engineering)",
-        "Achievable source",
-        "Where the achievable fraction comes from: a measurement, or 'rule: …'.",
-    )
-    achievable_as_of: str = fld(
-        "2026-08-22", "Achievable as of", "When the measurement was taken or the rule set."
-    )
-    on_demand_usd_per_hour: float = fld(
-        3.0,
-        "On-demand price",
-        "Your on-demand price per GPU-hour.",
-        "$/GPU-h",
-        ge=0,
-        le=10_000,
-        step=0.1,
-        decimals=2,
-    )
-    spot_usd_per_hour: float | None = fld(
-        2.0,
-        "Spot price",
-        "Your interruptible price per GPU-hour; empty if you have none.",
-        "$/GPU-h",
-        ge=0,
-        le=10_000,
-        step=0.1,
-        decimals=2,
-    )
-    on_demand_low_usd_per_hour: float | None = fld(
-        None,
-        "Cheapest offer",
-        "The cheapest on-demand price per GPU-hour seen for this GPU (the low end of the cost "
-        "range); empty: no range, your price only.",
-        "$/GPU-h",
-        ge=0,
-        le=10_000,
-        step=0.1,
-        decimals=2,
-    )
-    on_demand_high_usd_per_hour: float | None = fld(
-        None,
-        "Dearest offer",
-        "The dearest on-demand price per GPU-hour seen for this GPU (the high end of the cost "
-        "range; hyperscaler VMs); empty: no range, your price only.",
-        "$/GPU-h",
-        ge=0,
-        le=10_000,
-        step=0.1,
-        decimals=2,
-    )
-    price_as_of: str = fld("", "Prices as of", "When the prices were captured.")
-    price_source: str = fld("", "Price source", "Where the prices come from.")
 
 
 class HardwareSpec(BaseModel):
@@ -628,101 +490,6 @@ class OverheadSpec(BaseModel):
         "h",
         ge=0,
         le=10**5,
-        decimals=2,
-    )
-
-
-class SpotSpec(BaseModel):
-    """Interruptible capacity: F = 1 + λ(T/2 + R), λ for the job (article 001)."""
-
-    model_config = _FROZEN
-
-    interruptions_per_node_hour: float = fld(
-        0.05,
-        "Interruptions per node-hour",
-        "Preemption rate of one node.",
-        "/h",
-        ge=0,
-        le=100,
-        step=0.01,
-        decimals=3,
-    )
-    restart_overhead_min: float = fld(
-        9.0,
-        "Restart overhead (R)",
-        "Re-acquire, reload, resume.",
-        "min",
-        ge=0,
-        le=10_000,
-        decimals=1,
-    )
-
-
-class ProjectSpec(BaseModel):
-    """The budget around the run (articles 000, 001, 004)."""
-
-    model_config = _FROZEN
-
-    planned_runs: int = fld(
-        4,
-        "Planned runs",
-        "Sweep points and the final run (004: 3 HPO + 1 final).",
-        "",
-        ge=1,
-        le=100_000,
-    )
-    failed_runs: int = fld(
-        2,
-        "Failed-run allowance",
-        "Runs that fail before one you keep (001: budget two to three).",
-        "",
-        ge=0,
-        le=100_000,
-    )
-    billing: Billing = fld(
-        "on_demand", "Project billed at", "Price the project's runs on-demand or spot."
-    )
-    checkpoints_retained: int = fld(
-        5, "Checkpoints kept", "Resumable checkpoints kept in storage.", "", ge=0, le=100_000
-    )
-    storage_usd_per_gb_month: float = fld(
-        0.023,
-        "Storage price",
-        "Object storage per GB-month.",
-        "$/GB-mo",
-        ge=0,
-        le=100,
-        step=0.001,
-        decimals=3,
-    )
-    storage_months: float = fld(
-        3.0, "Storage months", "How long they are kept.", "months", ge=0, le=1200, decimals=1
-    )
-    engineering_hours: float = fld(
-        20.0,
-        "Engineering hours",
-        "Pipeline, evaluation harness, analysis.",
-        "h",
-        ge=0,
-        le=10**6,
-        decimals=1,
-    )
-    data_prep_hours: float = fld(
-        20.0,
-        "Data-preparation hours",
-        "004: 20–40 h for a 10k-sample dataset from raw logs.",
-        "h",
-        ge=0,
-        le=10**6,
-        decimals=1,
-    )
-    hourly_rate_usd: float = fld(
-        150.0,
-        "Hourly rate",
-        "Fully loaded engineering rate (004: $150/h).",
-        "$/h",
-        ge=0,
-        le=10_000,
         decimals=2,
     )
 
