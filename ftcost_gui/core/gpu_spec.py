@@ -81,7 +81,8 @@ class GpuSpec(BaseModel):
         1,
         "Rented in units of",
         "The fewest GPUs one rental holds within a node: 1 for single GPUs, 8 where only whole "
-        "8-GPU machines are rented. A job larger than one node always rents whole nodes.",
+        "8-GPU machines are rented. A job larger than one node always rents whole nodes; a unit "
+        "larger than a node (16: two 8-GPU machines) is rented whole.",
         "GPUs",
         ge=1,
         le=1024,

@@ -3,7 +3,8 @@
 Renting: GPUs are rented in units (a row's ``rent_unit_gpus``: single GPUs, or only whole 8-GPU
 machines), and a job larger than one node rents whole nodes (a multi-node cluster is sold by the
 node). So ``needed`` GPUs become ``ceil(needed ÷ unit) × unit`` within a node and
-``ceil(needed ÷ node) × node`` beyond; with the fewest-that-fit count the job trains on all of
+``ceil(needed ÷ node) × node`` beyond; a unit larger than a node is rented whole, in whole nodes
+(the count never falls as ``needed`` grows); with the fewest-that-fit count the job trains on all of
 them. Article 001: 'you are billed for GPUs held'.
 
 Checkpointing "auto": off when the run fits without it on the GPUs it would rent anyway (no
@@ -28,10 +29,12 @@ def rented(needed: int, node_size: int, unit: int, whole_units: bool) -> Rented:
     """GPUs billed for ``needed`` GPUs (module docstring); ``whole_units`` off bills ``needed``."""
     if not whole_units:
         return Rented(needed, math.ceil(needed / node_size), node_size, False)
-    if needed > node_size:
+    if unit > node_size:  # a rental spans nodes (e.g. 16 = two 8-GPU machines): whole units
+        gpus = math.ceil(math.ceil(needed / unit) * unit / node_size) * node_size
+    elif needed > node_size:
         gpus = math.ceil(needed / node_size) * node_size
     else:
-        gpus = min(math.ceil(needed / unit) * unit, max(node_size, unit))
+        gpus = min(math.ceil(needed / unit) * unit, node_size)
     return Rented(gpus, math.ceil(gpus / node_size), node_size, gpus > needed)
 
 

@@ -9,6 +9,7 @@ itself: the expected numbers are computed from the formulas, with the sources' n
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import statistics
@@ -244,6 +245,21 @@ def test_renting_rounds_up_to_what_can_be_rented():
     assert rented(3, 8, 8, True)[:2] == (8, 1)  # only whole 8-GPU machines
     assert rented(19, 72, 4, True)[:2] == (20, 1)  # GB200 NVL72: 4-GPU slices
     assert rented(19, 8, 1, False)[:2] == (19, 3)  # billed per GPU used
+    # A unit larger than a node (16 = two 8-GPU machines) is rented whole, in whole nodes, and
+    # the count never falls as the need grows (6 needed must not rent more than 11 needed).
+    assert rented(3, 8, 16, True)[:2] == (16, 2)
+    assert rented(17, 8, 16, True)[:2] == (32, 4)
+    assert rented(6, 9, 1024, True)[:2] == rented(11, 9, 1024, True)[:2] == (1026, 114)
+
+
+def test_renting_never_falls_as_the_need_grows():
+    """Exhaustive over small nodes and units: one more GPU needed never rents fewer, and what is
+    rented holds what is needed (a property of whole-unit renting the cost properties rely on)."""
+    for node in range(1, 13):
+        for unit in range(1, 27):
+            counts = [rented(n, node, unit, True).gpus for n in range(1, 40)]
+            assert all(a <= b for a, b in itertools.pairwise(counts)), (node, unit, counts)
+            assert all(c >= n for n, c in enumerate(counts, start=1))
 
 
 # --- Padding -----------------------------------------------------------------------------------
