@@ -7,11 +7,16 @@
     python tools/mutation.py core --recheck       # also re-run the survivors of the last run
     python tools/mutation.py core --sample 20     # 1 mutant in 20 (resumes an interrupted run)
     python tools/mutation.py core --report        # summarise the last run (no new run)
+    python tools/mutation.py core --fresh-stats   # map tests to functions again (keeps verdicts)
 
 Each layer runs in its own scratch copy of the repository (`.mutation/<layer>[@ref]/`,
 git-ignored), so the working tree is never touched and a run resumes: mutmut keeps the verdicts of
 unchanged functions and runs the mutants of new or changed ones. After new tests, ``--recheck``
 re-runs the mutants that survived (or had no test) so the kill rate reflects them.
+mutmut maps each function to the tests that call it once and afterwards only adds new tests: when
+the code changed under an old scratch copy (a rebase, a copy made for another commit), an old test
+that now calls a new function is not run against its mutants. ``--fresh-stats`` maps them again
+(one instrumented run of the layer's tests) and keeps the verdicts.
 
 Why these choices (docs/testing.md has the figures):
 - mutmut 3 forks one warm interpreter per mutant and runs only the tests that called the mutated
@@ -170,9 +175,12 @@ def sampled(names: list[str], every: int) -> list[str]:
 
 
 def run(
-    layer: str, only: list[str], jobs: int, ref: str | None, recheck: bool, sample: int
-) -> float:
+    layer: str, only: list[str], jobs: int, ref: str | None, recheck: bool, sample: int,
+    fresh_stats: bool = False,
+) -> float:  # fmt: skip
     work = prepare(layer, only, ref)
+    if fresh_stats:
+        (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     print(f"mutation: {layer}: mutmut run in {work.relative_to(ROOT)}", flush=True)
     start = time.monotonic()
     if sample > 1:
@@ -312,6 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recheck", action="store_true", help="re-run the last survivors too")
     parser.add_argument("--sample", type=int, default=1, help="run 1 mutant in N (by name hash)")
     parser.add_argument("--report", action="store_true", help="only summarise the last runs")
+    parser.add_argument(
+        "--fresh-stats", action="store_true", help="map the tests to the functions again"
+    )
     parser.add_argument("--out", type=Path, help="write the survivors and their diffs here")
     args = parser.parse_args(argv)
     groups: dict[str, list[str]] = {}
@@ -322,7 +333,9 @@ def main(argv: list[str] | None = None) -> int:
             groups.setdefault(layer_of(target), []).append(target)
     if not args.report:
         for layer, only in groups.items():
-            seconds = run(layer, only, args.jobs, args.ref, args.recheck, args.sample)
+            seconds = run(
+                layer, only, args.jobs, args.ref, args.recheck, args.sample, args.fresh_stats
+            )
             print(f"mutation: {layer}: {seconds / 60:.1f} min", flush=True)
     modules = [m for only in groups.values() for m in only]
     report([scratch(layer, args.ref) for layer in groups], modules, args.out)

@@ -7,7 +7,8 @@ fewer property examples.
 - Every mutant's session starts with cold caches: mutmut forks each mutant from the process that
   ran the clean tests, so a ``functools.lru_cache`` filled there by the original code
   (core/lengths.py's padded rows, memory_step.py's activation inventory, io's built-in catalog)
-  would answer for the mutant and let it survive unseen.
+  would answer for the mutant and let it survive unseen. The same holds for the module-level
+  memos (``_MEMO`` lists: core/estimate.py remembers its last memory steps and counts).
 - Property tests draw ``EXAMPLES`` examples (derandomised, no example database) instead of their
   own count: a mutation run repeats them for every surviving mutant. The kill rate is measured with
   that count, and docs/testing.md says so.
@@ -30,10 +31,12 @@ def pytest_sessionstart(session: Any) -> None:
     for name, module in list(sys.modules.items()):
         if module is None or name.split(".")[0] != "ftcost_gui":
             continue
-        for value in list(vars(module).values()):
+        for key, value in list(vars(module).items()):
             clear = getattr(value, "cache_clear", None)
             if callable(clear):
                 clear()
+            elif key.endswith("_MEMO") and isinstance(value, list | dict):
+                value.clear()
 
 
 def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
