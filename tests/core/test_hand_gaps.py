@@ -161,3 +161,97 @@ def test_keep_does_not_trust_a_reused_object_id():
     outcomes._by_id[id(a)] = (b, ob)  # as if a's id had been b's and the entry were left over
     outcomes.keep([a])
     assert outcomes.get(a) is oa
+
+
+def test_a_comparison_stops_at_its_work_budget():
+    """GpuComparer.compare_some: a finish costs 1 unit, a plan PLAN_UNITS more; with a budget of
+    two planned rows it stops after the second offer (every offer here needs its own plan)."""
+    from ftcost_gui.core.compare import PLAN_UNITS, GpuComparer
+
+    from .test_planner import offers
+
+    c = GpuComparer()
+    gone = c.compare_some(make(), list(offers()), units=2 * (PLAN_UNITS + 1))
+    assert gone == 2 and (c.plans, c.finishes) == (2, 2)
+
+
+def test_sft_reports_no_generation():
+    a = estimate(make("llama-2-7b")).alignment
+    assert (a.generation_s_per_step, a.prefill_s_per_step, a.sync_s_per_step) == (0.0, 0.0, 0.0)
+    assert (a.training_s_per_step, a.generated_tokens, a.kv_bytes_per_token) == (0.0, 0.0, 0.0)
+
+
+def test_what_fits_names_the_scenarios_micro_batch():
+    from ftcost_gui.core.what_fits import what_fits
+
+    w = what_fits(make("llama-2-7b", training__micro_batch=3, data__max_seq_len=1024))
+    assert (w.micro_batch, w.seq_len) == (3, 1024)
+
+
+def test_prefill_at_the_default_mfu_drops_the_training_stacks_fixed_costs():
+    """With the default MFU, prefill runs at MFU ÷ the default's shape factor (the matmul share
+    of a training micro-batch; generation pays no per-micro-batch stack costs), capped at 1."""
+    p_, g, prompt, peak = 32, 8, 256, 989e12  # H100 SXM's dense BF16 peak
+    s = LLAMA31_8B
+    r = estimate(
+        make(
+            s.preset,
+            hardware__gpu=gpu("H100 SXM"),
+            data__num_examples=640,
+            training__method="lora",
+            training__auto_gpu_count=False,
+            training__num_gpus=4,
+            objective__objective="grpo",
+            objective__prompts_per_step=p_,
+            objective__completions_per_prompt=g,
+            objective__mean_prompt_tokens=prompt,
+            objective__mean_completion_tokens=512,
+            objective__rollout_placement="separate",
+            objective__rollout_gpus=2,
+        )
+    )
+    t, a = r.time, r.alignment
+    assert t.mfu_source == "default" and t.shape_factor < 1
+    gen_mfu = min(t.mfu / t.shape_factor, 1.0)
+    tp, engines = a.tp, a.engines
+    # each prompt once (vLLM prefix caching), the head once per prompt (test_hand_rollout.py)
+    prefill = prompt * (2 * s.L * (s.attn + s.mlp_active) + 2 * s.L * prompt * s.q) + 2 * s.V * s.h
+    assert a.prefill_s_per_step == pytest.approx(p_ / engines * prefill / (peak * gen_mfu * tp))
+
+
+def test_plan_points_split_the_plans_run():
+    """The Plan tab's scatter: the front by wall-clock, the plans it dominates, and the plans that
+    fit but break a limit (deadline, budget); each shown point at its wall-clock and cost."""
+    from ftcost_gui.core.plan_front import plan_points
+
+    from .test_planner import run
+
+    search = run(deadline_h=0.5)
+    opts = search.options
+    pts = plan_points(search)
+    assert pts.front == tuple(sorted(search.ranked, key=lambda i: opts[i].wall_s))
+    assert pts.dominated == tuple(o.index for o in opts if o.verdict == "dominated")
+    over = tuple(o.index for o in opts if o.fits and o.verdict not in ("front", "dominated"))
+    assert pts.infeasible == over and pts.dominated and pts.infeasible
+    shown = (*pts.front, *pts.dominated, *pts.infeasible)
+    assert pts.cost_usd == {i: opts[i].cost_usd for i in shown}
+    assert pts.wall_h == {i: opts[i].wall_s / 3600 for i in shown}
+    assert (pts.best, pts.deadline_h, pts.budget_usd) == (search.ranked[0], 0.5, None)
+
+
+def test_auto_checkpointing_keeps_only_the_warnings_of_the_road_taken():
+    """A one-layer model: recomputation saves one layer's activations but adds the recomputed
+    layer and every layer's input (article 001's 2·L·b·s·h), so with checkpointing the run needs
+    more memory. On a card between the two, 'auto' runs without it; the recomputing road's
+    'does not fit' is not the run's warning (and that road, not fitting, has no cost shown)."""
+    base = dict(model__num_layers=1, training__method="lora", training__auto_gpu_count=False,
+                training__num_gpus=1, data__max_seq_len=8192, training__micro_batch=8,
+                training__loss="chunked",
+                hardware__gpu=gpu("H100 SXM") | {"memory_gib": 18.2})  # fmt: skip
+    off = estimate(make("llama-2-7b", training__checkpointing="none", **base))
+    on = estimate(make("llama-2-7b", training__checkpointing="full", **base))
+    auto = estimate(make("llama-2-7b", training__checkpointing="auto", **base))
+    assert off.memory.fits and not on.memory.fits
+    assert any(w.startswith("Does not fit") for w in on.warnings)
+    assert auto.layout.checkpointing is False and auto.layout.alt_fits is None
+    assert auto.warnings == off.warnings

@@ -13,8 +13,17 @@ from __future__ import annotations
 
 import pytest
 
-from ftcost_gui.core.activations import LoraActs, layer_inventory, outside_inventory
+from ftcost_gui.core.activations import (
+    LoraActs,
+    Saved,
+    layer_inventory,
+    outside_inventory,
+    source_record,
+)
 from ftcost_gui.core.architecture import ModelSpec
+from ftcost_gui.core.memory_step import inventory_for
+
+from .helpers import make
 
 H, HEADS, W, S, V = 256, 8, 512, 128, 1000  # W: the MLP's intermediate width
 HD = H // HEADS
@@ -144,3 +153,129 @@ def test_outside_with_learned_positions_and_lora():
         ("final norm: mean and rstd", 8.0),
         ("log-softmax output (fp32, per vocabulary entry)", 4.0 * V),
     ]
+
+
+@pytest.mark.parametrize("norms", [2, 4], ids=["llama", "gemma"])
+def test_lora_first_layer_adapting_only_down_proj_keeps_only_its_adapter(norms):
+    """Layer 0 without checkpointing under LoRA: its input (the frozen embedding's output) needs
+    no gradient, and nothing is adapted before down_proj, so no norm keeps anything; down_proj's
+    fp32 adapter keeps its input copy (4i) and its lora_A output (4r)."""
+    m = ModelSpec(hidden_size=H, num_attention_heads=HEADS, num_kv_heads=HEADS,
+                  intermediate_size=W, norms_per_layer=norms)  # fmt: skip
+    lora = LoraActs(frozenset({"down_proj"}), 8, 4.0)
+    assert _rows(layer_inventory(m, "flash", S, False, lora, grad_in=False)) == [
+        ("down_proj LoRA: fp32 copy of its input", 4.0 * W),
+        ("down_proj LoRA: lora_A output", 4.0 * 8),
+    ]
+
+
+def test_a_gate_proj_adapter_keeps_the_mlp_norm_output():
+    llama = ModelSpec(hidden_size=H, num_attention_heads=HEADS, num_kv_heads=HEADS,
+                      intermediate_size=W)  # fmt: skip
+    lora = LoraActs(frozenset({"gate_proj"}), 8, 4.0)
+    rows = _rows(layer_inventory(llama, "flash", S, False, lora))
+    assert ("gate_proj LoRA: fp32 copy of its input", 4.0 * H) in rows
+    assert ("gate_proj LoRA: lora_A output", 4.0 * 8) in rows
+
+
+def test_qk_norm_rows_are_named():
+    m = ModelSpec(hidden_size=H, num_attention_heads=HEADS, num_kv_heads=2, intermediate_size=W,
+                  qk_norm="per_head")  # fmt: skip
+    rows = _rows(layer_inventory(m, "flash", S, False, None))
+    q, kv = HEADS * HD, 2 * HD
+    assert ("q norm: fp32 copy, rsqrt", 4.0 * q + 4.0 * HEADS) in rows
+    assert ("k norm: fp32 copy, rsqrt", 4.0 * kv + 4.0 * 2) in rows
+
+
+E, K, EI = 4, 2, 32  # experts, experts per token, one expert's intermediate width
+
+
+def _moe(**kw) -> ModelSpec:
+    return ModelSpec(hidden_size=H, num_attention_heads=HEADS, num_kv_heads=HEADS,
+                     intermediate_size=EI, num_experts=E, experts_per_token=K,
+                     expert_intermediate_size=EI, **kw)  # fmt: skip
+
+
+def _expert_rows(items):
+    return [r for r in _rows(items) if "xpert" in r[0] or "permutation" in r[0]]
+
+
+def test_moe_first_layer_with_gate_up_adapters_keeps_no_merged_weights():
+    """mixtral.json (grouped_mm, PEFT target_parameters): LoRA on gate_up in layer 0 without
+    checkpointing — the routing needs no gradient, the experts' gathered rows (2·k·h), gate_up
+    and activation outputs (2·k·2i, 2·k·i), routing weights (4k), inverse permutation (8k) and
+    int32 row offsets (4E per layer); the merged W + B·A is not kept (its input needs no
+    gradient), the fp32 factors' bf16 casts are (2·E·r·(h + 2i) per layer)."""
+    lora = LoraActs(frozenset({"gate_up_proj"}), 8, 4.0)
+    items = layer_inventory(_moe(), "flash", S, False, lora, grad_in=False)
+    assert _expert_rows(items) == [
+        ("experts' input rows (gathered hidden states, bf16)", 2.0 * K * H),
+        ("experts' gate_up output (bf16)", 2.0 * K * 2 * EI),
+        ("experts' activation output (bf16)", 2.0 * K * EI),
+        ("routing weight of each expert row (fp32)", 4.0 * K),
+        ("inverse permutation (int64)", 8.0 * K),
+        ("expert row offsets (int32)", 0.0),
+    ]
+    fixed = [(s.name, s.fixed_bytes) for s in items if s.fixed_bytes]
+    assert fixed == [
+        ("expert row offsets (int32)", 4.0 * E),
+        ("gate_up LoRA factors cast to bf16", 2.0 * E * 8 * (H + 2 * EI)),
+    ]
+
+
+def test_moe_down_adapters_keep_the_merged_down_weights():
+    lora = LoraActs(frozenset({"down_proj"}), 8, 4.0)
+    items = layer_inventory(_moe(), "flash", S, False, lora)
+    fixed = [(s.name, s.fixed_bytes) for s in items if s.fixed_bytes]
+    assert fixed == [
+        ("expert row offsets (int32)", 4.0 * E),
+        ("down merged expert weights W + B·A (bf16)", 2.0 * E * EI * H),
+        ("down LoRA factors cast to bf16", 2.0 * E * 8 * (EI + H)),
+    ]
+
+
+def test_shared_experts_keep_what_a_dense_mlp_keeps():
+    """A shared expert (not measured) is taken as a dense MLP of its width: full fine-tuning keeps
+    the MLP norm output (2h), gate, up and activation outputs (3 · 2i) and down's input (2i)."""
+    items = layer_inventory(_moe(num_shared_experts=1, shared_expert_intermediate_size=48),
+                            "flash", S, True, None)  # fmt: skip
+    assert [r for r in _rows(items) if r[0].startswith("shared expert: ")] == [
+        ("shared expert: MLP norm output (bf16, read by the linears)", 2.0 * H),
+        ("shared expert: gate output", 2.0 * 48),
+        ("shared expert: up output", 2.0 * 48),
+        ("shared expert: activation output", 2.0 * 48),
+        ("shared expert: MLP product (down_proj input) (bf16, read by the linears)", 2.0 * 48),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("spec", "record"),
+    [
+        ({}, "llama"),
+        ({"attention_qkv_bias": True}, "qwen2"),
+        ({"qk_norm": "per_head"}, "qwen3"),
+        ({"fused_qkv": True}, "phi3"),
+        ({"norms_per_layer": 4}, "gemma2"),
+        ({"norm_kind": "layernorm", "mlp_kind": "plain", "fused_qkv": True}, "gpt2"),
+        ({"num_experts": 8, "experts_per_token": 2, "expert_intermediate_size": 64}, "mixtral"),
+    ],
+)
+def test_each_tensor_names_the_record_it_was_measured_in(spec, record):
+    m = ModelSpec(hidden_size=H, num_attention_heads=HEADS, num_kv_heads=HEADS,
+                  intermediate_size=W, **spec)  # fmt: skip
+    assert source_record(m, Saved("v", 2.0)) == record
+    assert source_record(m, Saved("fused loss: gradient of the last hidden state", 2.0)) == "loss"
+
+
+def test_the_explanations_inventory_follows_the_layouts_checkpointing():
+    """inventory_for: the inventory with checkpointing as the layout resolved it, and the tokens
+    of one micro-batch (2 × 2,048). LoRA without checkpointing: layer 0 keeps less (its input
+    needs no gradient); with it, every layer's input requires grad, so layer 0 is like the rest."""
+    inputs = make("llama-2-7b", training__method="lora", training__checkpointing="none",
+                  training__micro_batch=2, data__max_seq_len=2048)  # fmt: skip
+    on, tokens = inventory_for(inputs, True)
+    off, _ = inventory_for(inputs, False)
+    assert tokens == 2 * 2048
+    assert on.first == on.layer and on.first_bytes == on.layer_bytes
+    assert off.first_bytes < off.layer_bytes
+    assert on.layer == off.layer
