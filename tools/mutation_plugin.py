@@ -8,7 +8,7 @@ fewer property examples.
   ran the clean tests, so a ``functools.lru_cache`` filled there by the original code
   (core/lengths.py's padded rows, memory_step.py's activation inventory, io's built-in catalog)
   would answer for the mutant and let it survive unseen. The same holds for the module-level
-  memos (``_MEMO`` lists: core/estimate.py remembers its last memory steps and counts).
+  memos (``_MEMO`` lists: core/remembered.py remembers the last memory steps, counts, adapters).
 - Property tests draw ``EXAMPLES`` examples (derandomised, no example database) instead of their
   own count: a mutation run repeats them for every surviving mutant. The kill rate is measured with
   that count, and docs/testing.md says so.

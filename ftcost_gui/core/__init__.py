@@ -2,7 +2,7 @@
 
 from .architecture import LORA_TARGETS, ModelSpec, ParamCounts, count_params, effective_counts
 from .catalog import CatalogGpu, GpuCatalog, ModelPreset, PresetLibrary
-from .estimate import SweepPoint, estimate, sweep_mfu
+from .estimate import estimate, sweep_mfu
 from .fields import FieldSpec, field_spec, field_specs
 from .inputs import (
     METHOD_LABELS,
@@ -19,6 +19,7 @@ from .inputs import (
     TrainingSpec,
 )
 from .results import MEMORY_PART_LABELS, EstimateResult
+from .sweep import Sweep, SweepPoint, sweep_columns
 
 __all__ = [
     "LORA_TARGETS",
@@ -42,6 +43,7 @@ __all__ = [
     "PresetLibrary",
     "ProjectSpec",
     "SpotSpec",
+    "Sweep",
     "SweepPoint",
     "TrainingSpec",
     "count_params",
@@ -49,5 +51,6 @@ __all__ = [
     "estimate",
     "field_spec",
     "field_specs",
+    "sweep_columns",
     "sweep_mfu",
 ]

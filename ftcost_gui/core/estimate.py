@@ -10,21 +10,21 @@ depend on the MFU; ``estimate`` finishes it at the inputs' MFU, ``sweep`` at man
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import NamedTuple
 
 from . import alignment, rollout
 from .alignment import RlShape
-from .architecture import ModelSpec, ParamCounts, effective_counts
+from .architecture import ParamCounts
 from .checks import measured_mfu, simple_rules, step_check
 from .comm import comm_plan, default_overlap, link_for
 from .inputs import EstimateInputs
 from .layout import Option, Rented, choose_checkpointing, memory_status, rented, rollout_rented
 from .memory import ADAPTER_WEIGHT_BYTES, RECIPES, base_weight_bytes
-from .memory_step import MemoryInputs, MemoryStep, memory_per_gpu
-from .params import NO_ADAPTERS, Adapters, lora_adapters, lora_work, param_summary
+from .memory_step import MemoryInputs, MemoryStep
+from .params import Adapters, lora_work, param_summary
 from .plan import Layout, Plan
 from .ranges import range_summary
+from .remembered import adapters_of, counts_of, memory_step
 from .results import (
     EstimateResult,
     LayoutSummary,
@@ -33,6 +33,7 @@ from .results import (
 )
 from .rl_summary import alignment_summary
 from .rollout import Engines
+from .sweep import SweepPoint, sweep
 from .throughput import choose_mfu, default_mfu
 from .time_cost import (
     Checkpoint,
@@ -48,51 +49,6 @@ from .time_cost import (
 )
 from .tokens import count_flops
 from .units import fmt_gib
-
-_Memo = list[tuple[tuple[object, ...], MemoryStep, list[str]]]
-_MEMORY_MEMO: _Memo = []
-_MEMO_SIZE = 4  # auto checkpointing: both settings, and the count rented (issue 17)
-_COUNTS_MEMO: list[tuple[ModelSpec, ParamCounts]] = []
-
-
-def _memory_step(
-    mi: MemoryInputs, ckpt: bool | None, num_gpus: int | None, counts: ParamCounts,
-    adapters: Adapters, warnings: list[str],
-) -> MemoryStep:  # fmt: skip
-    """Memory with checkpointing resolved (None: as the inputs set it) and, given ``num_gpus``,
-    on that many GPUs.
-
-    Remembered for the last few inputs (equal inputs: the same step and warnings), so that an
-    edit that leaves memory alone (MFU, prices, data size, overheads…) plans without computing
-    it again. Comparing costs little: the window's edits keep the sections they did not change
-    as the same objects (tests/core/test_estimate_memo.py)."""
-    key = (mi, ckpt, num_gpus, counts, adapters)
-    for known, step, remembered in _MEMORY_MEMO:
-        if known == key:
-            warnings += remembered
-            return step
-    if ckpt is not None:
-        update: dict[str, object] = {"checkpointing": "full" if ckpt else "none"}
-        if num_gpus is not None:
-            update.update(auto_gpu_count=False, num_gpus=num_gpus)
-        mi = replace(mi, training=mi.training.model_copy(update=update))
-    told: list[str] = []
-    step = memory_per_gpu(mi, counts, adapters, told)
-    warnings += told
-    _MEMORY_MEMO.insert(0, (key, step, told))
-    del _MEMORY_MEMO[_MEMO_SIZE:]
-    return step
-
-
-def _counts(m: ModelSpec) -> ParamCounts:
-    """``effective_counts``, remembered for the last few models (equal model, equal counts)."""
-    for known, counts in _COUNTS_MEMO:
-        if known == m:
-            return counts
-    counts = effective_counts(m)
-    _COUNTS_MEMO.insert(0, (m, counts))
-    del _COUNTS_MEMO[_MEMO_SIZE:]
-    return counts
 
 
 def _option(ckpt: bool, step: MemoryStep, inputs: EstimateInputs, node: int) -> Option:
@@ -125,7 +81,7 @@ def _layout(
     rent = rented(needed, node, gpu.rent_unit_gpus, hw.rent_whole_units)
     n = rent.gpus if tr.auto_gpu_count else needed
     if n != step.num_gpus and chosen is None:  # it trains on every rented GPU: memory on those
-        step = _memory_step(mi, ckpt, n, counts, adapters, [])
+        step = memory_step(mi, counts, adapters, [], ckpt, n)
     adapts_tail = not full and "down_proj" in tr.lora_targets  # checkpointing then reruns it
     tokens_mb = tr.micro_batch * tokens.row_tokens
     work = lora_work(adapters, tokens_mb)
@@ -195,9 +151,9 @@ def plan(inputs: EstimateInputs) -> Plan:
     """Parameters, tokens, FLOPs, memory and GPUs, and the MFU-free part of the time."""
     m, tr, hw, gpu = inputs.model, inputs.training, inputs.hardware, inputs.hardware.gpu
     warnings: list[str] = []
-    counts = _counts(m)
+    counts = counts_of(m)
     full = RECIPES[tr.method].full
-    adapters = NO_ADAPTERS if full else lora_adapters(m, counts, tr)
+    adapters = adapters_of(m, counts, tr)
     tokens = alignment.objective_tokens(inputs, warnings)
     shape = alignment.rl_shape(inputs) if alignment.is_rl(inputs.objective) else None
     node = hw.gpus_per_node or gpu.gpus_per_node
@@ -208,7 +164,7 @@ def plan(inputs: EstimateInputs) -> Plan:
         # Memory is cheap arithmetic: both settings, then the time of each from one plan.
         w_on: list[str] = []
         w_off: list[str] = []
-        off = _memory_step(mi, False, None, counts, adapters, w_off)
+        off = memory_step(mi, counts, adapters, w_off, False)
         off_option = _option(False, off, inputs, node)
         if off.breakdown.gpus_needed == 1 and off_option.fits and not off_option.near_limit:
             # One GPU holds it without recomputation, with room: checkpointing cannot rent fewer
@@ -216,7 +172,7 @@ def plan(inputs: EstimateInputs) -> Plan:
             # with more room, which is all its memory figure is shown for.
             on, ckpt, reason = off, False, "off: the run fits without it on the same GPUs"
         else:
-            on = _memory_step(mi, True, None, counts, adapters, w_on)
+            on = memory_step(mi, counts, adapters, w_on, True)
             ckpt, reason = choose_checkpointing(
                 off_option, _option(True, on, inputs, node), tr.auto_gpu_count
             )
@@ -230,7 +186,7 @@ def plan(inputs: EstimateInputs) -> Plan:
             )  # fmt: skip
     else:
         ckpt = tr.checkpointing == "full"
-        step = _memory_step(mi, None, None, counts, adapters, warnings)
+        step = memory_step(mi, counts, adapters, warnings)
         chosen = _layout(
             inputs, counts, adapters, tokens, ckpt, step, mi, node, checkpoint, "as set",
             warnings, shape,
@@ -367,27 +323,6 @@ def _trainer_flops_per_token(p: Plan) -> float:
 def estimate(inputs: EstimateInputs) -> EstimateResult:
     """Compute every figure of one estimate. Pure; raises nothing for validated inputs."""
     return finish(plan(inputs))
-
-
-class SweepPoint(NamedTuple):
-    mfu: float
-    on_demand_usd: float
-    spot_usd: float | None
-    held_gpu_hours: float
-    wall_s: float
-
-
-def sweep(p: Plan, mfus: list[float]) -> list[SweepPoint]:
-    """Cost per run over MFU values: each point is a few float operations on the plan."""
-    gpu = p.inputs.hardware.gpu
-    od, spot = gpu.on_demand_usd_per_hour, gpu.spot_usd_per_hour
-    f = spot_factor(p.inputs, p.nodes)
-    out = []
-    for mfu in mfus:
-        rt = run_time(p.time, mfu, od)
-        spot_usd = rt.held_gpu_hours * f * spot if spot is not None else None
-        out.append(SweepPoint(mfu, rt.on_demand_usd, spot_usd, rt.held_gpu_hours, rt.held_wall_s))
-    return out
 
 
 def sweep_mfu(inputs: EstimateInputs, mfus: list[float]) -> list[SweepPoint]:

@@ -100,9 +100,14 @@ def base_weight_bytes(method: str, counts: ParamCounts) -> float:
 
 
 PHASES = ("backward", "optimizer step")
+# The allocated parts of a moment of the step, in the order they are summed.
+ALLOCATED_PARTS = (
+    "weights", "gradients", "master", "optimizer", "adapters", "activations", "logits", "buffers",
+    "reference", "critic", "rollout_weights", "kv_cache",
+)  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: ``phase_totals`` remembers its totals in the instance
 class MemoryModel:
     """The per-GPU memory as sharded (B, divided by GPUs) and unsharded (A) parts.
 
@@ -153,6 +158,14 @@ class MemoryModel:
 
     def phase_parts(self, n: int, phase: str) -> dict[str, float]:
         """Per-GPU bytes of each part on n data-parallel GPUs at one moment of the step."""
+        values = self._allocated(n, phase)
+        parts = dict(zip(ALLOCATED_PARTS, values, strict=True))
+        parts["reserve"] = sum(values) * (1.0 / self.allocator_efficiency - 1.0)
+        parts["overhead"] = self.overhead
+        return parts
+
+    def _allocated(self, n: int, phase: str) -> tuple[float, ...]:
+        """The allocated parts of ``phase_parts`` (``ALLOCATED_PARTS`` order), without a dict."""
         s = self.sharding
         w_div = n if s == "zero3" else 1
         g_div = n if s in ("zero2", "zero3") else 1
@@ -181,33 +194,46 @@ class MemoryModel:
             peak = gathered + min(self.gen_seqs / n, self.gen_max_seqs) * self.gen_kv_per_seq
             train = self.activations_saved + max(self.activations_working, self.logits)
             kv += max(0.0, peak - train)
-        parts = {
-            "weights": self.weights / w_div,
-            "gradients": grads * self.gradients / g_div,
-            "master": opt_on_gpu * self.master / o_div,
-            "optimizer": opt_on_gpu * self.optimizer / o_div,
-            "adapters": self.adapters_weights / w_div
+        return (
+            self.weights / w_div,  # weights
+            grads * self.gradients / g_div,  # gradients
+            opt_on_gpu * self.master / o_div,  # master
+            opt_on_gpu * self.optimizer / o_div,  # optimizer
+            self.adapters_weights / w_div  # adapters
             + grads * self.adapters_grads / g_div
             + opt_on_gpu * self.adapters_moments / o_div,
-            "activations": activations,
-            "logits": logits,
-            "buffers": (self.qlora_buffer if not step else 0.0)
+            activations,  # activations
+            logits,  # logits
+            (self.qlora_buffer if not step else 0.0)  # buffers
             + (self.layer_gather if multi and s == "zero3" and not step else 0.0)
             + (self.grad_buckets if multi else 0.0)
             + (opt_on_gpu * self.optimizer_temporaries / o_div if step else 0.0),
-            "reference": self.reference / w_div,
-            "critic": self.reward / w_div + self.critic_ratio * state,
-            "rollout_weights": self.rollout_weights,
-            "kv_cache": kv,
-        }
-        allocated = sum(parts.values())
-        parts["reserve"] = allocated * (1.0 / self.allocator_efficiency - 1.0)
-        parts["overhead"] = self.overhead
-        return parts
+            self.reference / w_div,  # reference
+            self.reward / w_div + self.critic_ratio * state,  # critic
+            self.rollout_weights,  # rollout_weights
+            kv,  # kv_cache
+        )
+
+    def phase_totals(self, n: int) -> tuple[float, ...]:
+        """The device total of each moment of the step (``PHASES`` order) on each of n GPUs.
+
+        Exactly ``sum(phase_parts(n, phase).values())`` (the same values summed in the same
+        order), remembered per n for this model: finding the GPU count, the peak moment and the
+        split ask for the same n several times (issue 17: one dict of parts per step, not 22)."""
+        cache: dict[int, tuple[float, ...]] = self.__dict__.setdefault("_phase_totals", {})
+        totals = cache.get(n)
+        if totals is None:
+            reserve = 1.0 / self.allocator_efficiency - 1.0
+            totals = tuple(
+                sum((*values, sum(values) * reserve, self.overhead))
+                for values in (self._allocated(n, ph) for ph in PHASES)
+            )
+            cache[n] = totals
+        return totals
 
     def peak_phase(self, n: int) -> str:
         """The moment of the step with the most memory on each of n GPUs."""
-        totals = [sum(self.phase_parts(n, ph).values()) for ph in PHASES]
+        totals = self.phase_totals(n)
         return PHASES[totals.index(max(totals))]
 
     def split(self, n: int) -> dict[str, float]:
@@ -216,7 +242,7 @@ class MemoryModel:
 
     def total(self, n: int) -> float:
         """Device total on each of n GPUs: allocated + allocator reserve + CUDA context."""
-        return max(sum(self.phase_parts(n, ph).values()) for ph in PHASES)
+        return max(self.phase_totals(n))
 
     def offloaded_bytes(self) -> float:
         if not self.offload:
@@ -233,15 +259,15 @@ class MemoryModel:
         if self.total(1) <= usable_bytes:
             return 1
         n = 2
-        for phase in PHASES:
+        for i in range(len(PHASES)):
+            t2 = self.phase_totals(2)[i]
+            if t2 <= usable_bytes:
+                continue
             # For n >= 2 every part is A + B/n; two evaluations give A and B exactly.
-            t2 = sum(self.phase_parts(2, phase).values())
-            t4 = sum(self.phase_parts(4, phase).values())
+            t4 = self.phase_totals(4)[i]
             b_sharded = 4 * (t2 - t4)
             a_fixed = t2 - b_sharded / 2
             room = usable_bytes - a_fixed
-            if t2 <= usable_bytes:
-                continue
             if b_sharded <= 0 or room <= 0:  # not A + B/n (a saturated generation batch)
                 continue  # the search below finds it, or that no count fits
             n = max(n, math.ceil(b_sharded / room - 1e-9))

@@ -24,15 +24,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
 
 from . import alignment
 from .inputs import EstimateInputs
 from .lengths import distribution
-from .memory import RECIPES
-from .memory_step import MemoryInputs, memory_per_gpu
-from .params import NO_ADAPTERS, lora_adapters
+from .memory_step import MemoryInputs
 from .plan import Plan
+from .remembered import adapters_of, memory_step
 from .results import Band, CostBreakdown, ProjectSummary, RangeSummary, build
 from .time_cost import RunTime, TimePlan, run_time, spot_factor
 from .units import SECONDS_PER_HOUR
@@ -59,18 +57,15 @@ def longest_row(inputs: EstimateInputs) -> float:
 
 
 def _memory_at(p: Plan, seq_len: int) -> float:
-    """The device total per GPU on the plan's GPUs with rows of ``seq_len`` tokens."""
+    """The device total per GPU on the plan's GPUs with rows of ``seq_len`` tokens (remembered
+    with the plan's own memory steps: an edit that leaves memory alone computes none)."""
     inputs = p.inputs
-    tr = inputs.training.model_copy(
-        update={
-            "checkpointing": "full" if p.layout.checkpointing else "none",
-            "auto_gpu_count": False,
-            "num_gpus": p.layout.step.num_gpus,
-        }
-    )
-    mi = replace(MemoryInputs.of(inputs), training=tr, seq_len=seq_len)
-    adapters = NO_ADAPTERS if RECIPES[tr.method].full else lora_adapters(inputs.model, p.counts, tr)
-    return memory_per_gpu(mi, p.counts, adapters, []).breakdown.total_bytes
+    adapters = adapters_of(inputs.model, p.counts, inputs.training)
+    step = memory_step(
+        MemoryInputs.of(inputs), p.counts, adapters, [], p.layout.checkpointing,
+        p.layout.step.num_gpus, seq_len,
+    )  # fmt: skip
+    return step.breakdown.total_bytes
 
 
 def _price_band(p: Plan) -> tuple[float, float, float]:

@@ -12,9 +12,8 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from . import rollout
-from .memory import RECIPES
 from .memory_step import MemoryInputs, memory_per_gpu
-from .params import NO_ADAPTERS, lora_adapters
+from .remembered import adapters_of
 from .results import AlignmentSummary, build
 from .time_cost import generation_compute_mfu
 
@@ -31,8 +30,7 @@ def _build(**values: object) -> AlignmentSummary:
 def gpus_by_placement(p: Plan) -> dict[str, int | None]:
     """The fewest trainer GPUs that fit with each rollout placement (the memory step alone)."""
     inputs, counts = p.inputs, p.counts
-    tr = inputs.training
-    adapters = NO_ADAPTERS if RECIPES[tr.method].full else lora_adapters(inputs.model, counts, tr)
+    adapters = adapters_of(inputs.model, counts, inputs.training)
     base = MemoryInputs.of(inputs)
     out: dict[str, int | None] = {}
     for placement in ("colocated", "separate", "policy"):

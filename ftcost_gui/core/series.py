@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .architecture import ParamCounts
 from .document import EstimateDocument
-from .estimate import finish, plan, sweep
+from .estimate import finish, plan
 from .inputs import EstimateInputs
 from .memory import RECIPES
 from .memory_step import MemoryInputs, memory_per_gpu
@@ -22,6 +22,7 @@ from .params import NO_ADAPTERS, lora_adapters
 from .plan import Plan
 from .ranges import cost_band
 from .results import MEMORY_PART_LABELS, Band, EstimateResult, MemoryBreakdown
+from .sweep import sweep
 from .units import GIB
 from .variants import compared_methods, training_same_gpus
 

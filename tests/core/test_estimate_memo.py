@@ -1,5 +1,6 @@
-"""The estimate remembers its last few memory steps (issue 17): counted, and never a different
-figure or warning than computing them again."""
+"""The estimate remembers its last few memory steps, counts and adapters (issue 17,
+core/remembered.py): counted, and never a different figure or warning than computing them
+again."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import importlib
 
 import pytest
 
+from ftcost_gui.core import memory as memory_mod
+from ftcost_gui.core import remembered
 from ftcost_gui.core.inputs import EstimateInputs
 from ftcost_gui.io.resources import builtin_catalog, builtin_presets
 
@@ -17,14 +20,14 @@ estimate_mod = importlib.import_module("ftcost_gui.core.estimate")
 def steps(monkeypatch):
     """Memory steps computed (not remembered); the memo starts empty."""
     calls = {"memory": 0}
-    real = estimate_mod.memory_per_gpu
+    real = remembered.memory_per_gpu
 
     def counting(*args):
         calls["memory"] += 1
         return real(*args)
 
-    monkeypatch.setattr(estimate_mod, "memory_per_gpu", counting)
-    monkeypatch.setattr(estimate_mod, "_MEMORY_MEMO", [])
+    monkeypatch.setattr(remembered, "memory_per_gpu", counting)
+    monkeypatch.setattr(remembered, "MEMORY_MEMO", [])
     return calls
 
 
@@ -76,3 +79,52 @@ def test_remembered_steps_give_the_same_result_and_warnings(steps, inputs):
     )
     assert estimate_mod.estimate(other).memory != cold.memory or other == inputs
     assert estimate_mod.estimate(inputs) == cold
+
+
+def test_the_ranges_shorter_rows_are_remembered_too(steps):
+    # Rows padded to their longest, data shorter than the max length: the ranges' low end is a
+    # memory step of its own (core/ranges.py), remembered with the others.
+    inputs = _job().edited("data", mode="examples", padding="longest", mean_tokens_per_example=300)
+    cold = estimate_mod.estimate(inputs)
+    assert cold.ranges.memory_row_tokens < inputs.data.max_seq_len
+    computed = steps["memory"]
+    assert computed >= 3  # checkpointing auto: both settings, and the shorter rows
+    warm = estimate_mod.estimate(inputs.edited("efficiency", mfu=0.31))
+    assert steps["memory"] == computed
+    assert warm.ranges.memory_bytes == cold.ranges.memory_bytes
+
+
+@pytest.fixture
+def phases(monkeypatch):
+    """Moments of a step computed by the memory models (core/memory.py ``_allocated``)."""
+    calls = {"n": 0}
+    real = memory_mod.MemoryModel._allocated
+
+    def counting(self, n, phase):
+        calls["n"] += 1
+        return real(self, n, phase)
+
+    monkeypatch.setattr(memory_mod.MemoryModel, "_allocated", counting)
+    remembered.clear()
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("inputs", "most"),
+    [
+        # checkpointing auto, 2 GPUs: n = 1, 2 and 4, both moments each, and the split's dict
+        (_job(), 3 * 2 + 1),
+        # fits on one GPU: n = 1, both moments, and the split
+        (_job("llama-2-7b", "h100-sxm", checkpointing="none", micro_batch=1, method="lora"), 3),
+        # a 70B model on 18 GPUs, 24 rented (whole nodes): n = 1, 2, 4, the guess 18 and 17 below
+        # it (no scan), and on the rented 24 the peak moment and the split
+        (_job("llama-2-70b", "h100-sxm", checkpointing="full", sharding="zero3"), 7 * 2 + 1),
+    ],
+    ids=["auto", "one-gpu", "many-gpus"],
+)
+def test_each_moment_of_a_memory_step_is_computed_once_per_gpu_count(steps, phases, inputs, most):
+    """Finding the GPU count, the peak moment and the split ask for the same counts again: the
+    memory model computes each (count, moment) once (was 11 dicts of parts per memory step)."""
+    estimate_mod.plan(inputs)
+    assert steps["memory"] > 0
+    assert 0 < phases["n"] <= most * steps["memory"], (phases["n"], steps["memory"])

@@ -1,0 +1,87 @@
+"""The last few memory steps, parameter counts and adapters, remembered (issue 17).
+
+An edit in the window changes one section; the others stay the same objects. The estimate asks
+for the same memory steps (each checkpointing setting, the count rented, the ranges' shortest
+rows), counts and adapters again, and most edits (MFU, prices, data size, overheads…) leave them
+alone: equal arguments give the same object back, with the same warnings. Comparing costs little
+(the sections are the same objects), computing costs a memory model each.
+Nothing here is a figure: each function returns what its source step would
+(tests/core/test_estimate_memo.py compares warm estimates with cold ones).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .architecture import ModelSpec, ParamCounts, effective_counts
+from .inputs import TrainingSpec
+from .memory import RECIPES
+from .memory_step import MemoryInputs, MemoryStep, memory_per_gpu
+from .params import NO_ADAPTERS, Adapters, lora_adapters
+
+# Auto checkpointing: both settings, the count rented and the ranges' rows, for one inputs and
+# the one before it (an edit compares with what it replaced).
+SIZE = 8
+_Memo = list[tuple[tuple[object, ...], MemoryStep, list[str]]]
+MEMORY_MEMO: _Memo = []
+COUNTS_MEMO: list[tuple[ModelSpec, ParamCounts]] = []
+ADAPTERS_MEMO: list[tuple[tuple[object, ...], Adapters]] = []
+
+
+def clear() -> None:
+    """Forget everything (benchmarks: what a new model or GPU costs)."""
+    MEMORY_MEMO.clear()
+    COUNTS_MEMO.clear()
+    ADAPTERS_MEMO.clear()
+
+
+def memory_step(
+    mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, warnings: list[str],
+    checkpointing: bool | None = None, num_gpus: int | None = None, seq_len: int | None = None,
+) -> MemoryStep:  # fmt: skip
+    """``memory_per_gpu`` with checkpointing resolved (None: as the inputs set it), on
+    ``num_gpus`` GPUs when given, with rows of ``seq_len`` tokens when given; its warnings are
+    appended to ``warnings``."""
+    key = (mi, checkpointing, num_gpus, seq_len, counts, adapters)
+    for known, step, told in MEMORY_MEMO:
+        if known == key:
+            warnings += told
+            return step
+    if checkpointing is not None:
+        update: dict[str, object] = {"checkpointing": "full" if checkpointing else "none"}
+        if num_gpus is not None:
+            update.update(auto_gpu_count=False, num_gpus=num_gpus)
+        mi = replace(mi, training=mi.training.model_copy(update=update))
+    if seq_len is not None:
+        mi = replace(mi, seq_len=seq_len)
+    told = []
+    step = memory_per_gpu(mi, counts, adapters, told)
+    warnings += told
+    MEMORY_MEMO.insert(0, (key, step, told))
+    del MEMORY_MEMO[SIZE:]
+    return step
+
+
+def counts_of(m: ModelSpec) -> ParamCounts:
+    """``effective_counts(m)``."""
+    for known, counts in COUNTS_MEMO:
+        if known == m:
+            return counts
+    counts = effective_counts(m)
+    COUNTS_MEMO.insert(0, (m, counts))
+    del COUNTS_MEMO[SIZE:]
+    return counts
+
+
+def adapters_of(m: ModelSpec, counts: ParamCounts, tr: TrainingSpec) -> Adapters:
+    """The run's LoRA adapters (``lora_adapters``); none when the base trains."""
+    if RECIPES[tr.method].full:
+        return NO_ADAPTERS
+    key = (m, counts, tr.lora_rank, tr.lora_targets)
+    for known, adapters in ADAPTERS_MEMO:
+        if known == key:
+            return adapters
+    adapters = lora_adapters(m, counts, tr)
+    ADAPTERS_MEMO.insert(0, (key, adapters))
+    del ADAPTERS_MEMO[SIZE:]
+    return adapters
