@@ -61,6 +61,7 @@ class CostPlot(PlotView):
         self.hover.setVisible(False)
         pi.addItem(self.hover, ignoreBounds=True)
         self.hover_text = ""
+        self.price_word = "on-demand"  # the solid line's price: on-demand or a committed rate
         self.x = np.array([])
         self.od = np.array([])
         self.spot: np.ndarray | None = None
@@ -90,8 +91,14 @@ class CostPlot(PlotView):
             line.setPen(pg.mkPen(OD_COLOR, width=1.2, style=Qt.PenStyle.DotLine))
         self.range_bar.setData(pen=pg.mkPen(theme.foreground, width=1.5))
 
-    def set_series(self, curve: CostCurve, now: CostPoint) -> None:
-        """The curves (redrawn only when they changed: an MFU edit moves the marker alone)."""
+    def set_series(self, curve: CostCurve, now: CostPoint, price_word: str = "on-demand") -> None:
+        """The curves (redrawn only when they changed: an MFU edit moves the marker alone).
+        ``price_word`` names the solid line's price: 'on-demand', '1-year committed' …"""
+        if price_word != self.price_word:
+            self.price_word = price_word
+            label = self.legend.getLabel(self.od_curve)
+            if label is not None:
+                label.setText(price_word[:1].upper() + price_word[1:])
         if curve != self._curve:
             self._curve = curve
             self._set_curves(curve)
@@ -156,7 +163,7 @@ class CostPlot(PlotView):
             self._hide_hover()
             return
         mfu, od, spot = vals
-        text = f"MFU {mfu:.1f}%\non-demand {fmt_usd(od)}"
+        text = f"MFU {mfu:.1f}%\n{self.price_word} {fmt_usd(od)}"
         if spot is not None:
             text += f"\nspot {fmt_usd(spot)}"
         self.hover_text = text

@@ -21,7 +21,6 @@ from .architecture import ModelSpec
 from .inputs import GpuSpec
 from .throughput import MAMF_AS_OF, achievable_rule
 
-PricingTier = Literal["on_demand", "spot", "committed_1y", "committed_3y"]
 TIER_LABELS: dict[str, str] = {
     "on_demand": "On-demand",
     "spot": "Spot",
@@ -59,14 +58,6 @@ class CatalogGpu(GpuSpec):
         "", "Provider", "Who rents it out (a cloud, a neocloud, your own cluster); empty: any."
     )
     region: str = fld("", "Region", "Where it is rented (e.g. us-east-1); empty: any.")
-    pricing_tier: PricingTier = fld(
-        "on_demand",
-        "Pricing tier",
-        "How this row is billed. on_demand: the on-demand price, by the hour. committed_1y, "
-        "committed_3y: the on-demand price column holds the effective hourly rate of a 1- or "
-        "3-year commitment. spot: an interruptible offer; a run is costed at the spot price "
-        "(interruptions included), which the row must have.",
-    )
 
     @field_validator("memory_vendor_gb", "tdp_w")
     @classmethod
@@ -78,7 +69,8 @@ class CatalogGpu(GpuSpec):
     @field_validator("pricing_tier")
     @classmethod
     def _spot_row_has_a_spot_price(cls, v: str, info: ValidationInfo) -> str:
-        # pricing_tier comes after spot_usd_per_hour, so a valid spot price is in info.data.
+        # pricing_tier (GpuSpec's) comes after spot_usd_per_hour: a valid spot price is in
+        # info.data.
         if v == "spot" and info.data.get("spot_usd_per_hour", 0.0) is None:
             raise ValueError("a spot row needs a spot price (spot_usd_per_hour)")
         return v
@@ -351,6 +343,12 @@ def price_differences(spec: GpuSpec, rows: Iterable[EffectiveRow | GpuSpec]) -> 
 
 
 def with_catalog_prices(spec: GpuSpec, row: GpuSpec) -> GpuSpec:
-    """The estimate's spec with the catalog row's prices, 'as of' date and price source."""
-    keep = ("on_demand_usd_per_hour", "spot_usd_per_hour", "price_as_of", "price_source")
+    """The estimate's spec with the catalog row's prices, their tier, 'as of' date and source."""
+    keep = (
+        "on_demand_usd_per_hour",
+        "spot_usd_per_hour",
+        "price_as_of",
+        "price_source",
+        "pricing_tier",
+    )
     return spec.model_copy(update={k: getattr(row, k) for k in keep})

@@ -15,16 +15,23 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import calibration as cal
-from .catalog import CatalogGpu, EffectiveRow, PricingTier, id_key
+from .catalog import CatalogGpu, EffectiveRow, id_key
 from .estimate import finish_prices, plan
-from .inputs import EstimateInputs, GpuSpec
+from .inputs import EstimateInputs, GpuSpec, PricingTier
 from .plan import Plan
 from .results import EstimateResult, MemoryBreakdown, build
 from .units import SECONDS_PER_HOUR, TERA
 
 _GPU_FIELDS = frozenset(GpuSpec.model_fields)
 # What core.estimate.plan reads of a GPU: everything but its id and prices (finish reads those).
-_NOT_FACTS = ("id", "on_demand_usd_per_hour", "spot_usd_per_hour", "price_as_of", "price_source")
+_NOT_FACTS = (
+    "id",
+    "on_demand_usd_per_hour",
+    "spot_usd_per_hour",
+    "price_as_of",
+    "price_source",
+    "pricing_tier",
+)
 _FACT_FIELDS = tuple(f for f in GpuSpec.model_fields if f not in _NOT_FACTS)
 
 

@@ -17,7 +17,8 @@ from .inputs import EstimateInputs, GpuSpec
 
 DEFAULT_GPU_ID = "h100-sxm"
 TYPED_BY_HAND = "typed by hand"
-PRICE_FIELDS = frozenset({"on_demand_usd_per_hour", "spot_usd_per_hour"})
+# A tier chosen by hand is part of the user's price (a 1-year rate they negotiated), as a price is.
+PRICE_FIELDS = frozenset({"on_demand_usd_per_hour", "spot_usd_per_hour", "pricing_tier"})
 
 
 def new_inputs(rows: Iterable[EffectiveRow], gpu_id: str = DEFAULT_GPU_ID) -> EstimateInputs:

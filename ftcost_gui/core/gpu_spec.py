@@ -14,6 +14,7 @@ from .throughput import MAMF_TFLOPS
 
 Interconnect = Literal["nvlink", "pcie", "infinity_fabric", "ici", "ethernet", "thunderbolt"]
 Network = Literal["infiniband", "ethernet", "ici", "thunderbolt"]
+PricingTier = Literal["on_demand", "spot", "committed_1y", "committed_3y"]
 MAMF_H100 = round(MAMF_TFLOPS["H100"][0] / MAMF_TFLOPS["H100"][1], 3)
 
 
@@ -151,3 +152,11 @@ class GpuSpec(BaseModel):
     )
     price_as_of: str = fld("", "Prices as of", "When the prices were captured.")
     price_source: str = fld("", "Price source", "Where the prices come from.")
+    pricing_tier: PricingTier = fld(
+        "on_demand",
+        "Pricing tier",
+        "How the price is billed. on_demand: the on-demand price, by the hour. committed_1y, "
+        "committed_3y: the on-demand price column holds the effective hourly rate of a 1- or "
+        "3-year commitment. spot: an interruptible offer; a run is costed at the spot price "
+        "(interruptions included), which the row must have.",
+    )

@@ -11,7 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ._field import fld
 from .architecture import LoraTarget, ModelSpec
-from .gpu_spec import MAMF_H100, GpuSpec, Interconnect, Network  # noqa: F401 (re-exported)
+from .gpu_spec import (  # noqa: F401 (re-exported)
+    MAMF_H100,
+    GpuSpec,
+    Interconnect,
+    Network,
+    PricingTier,
+)
 from .histogram import LengthHistogram
 from .objective import ObjectiveSpec
 from .project_spec import Billing, ProjectSpec, SpotSpec  # noqa: F401 (re-exported)

@@ -120,6 +120,8 @@ V3_NEW_FIELDS: dict[str, Any] = {
     "hardware.gpu.achievable_fraction": 1.0,
     "hardware.gpu.achievable_source": "not in the file (format 2): its MFU is of the vendor peak",
     "hardware.gpu.achievable_as_of": "",
+    # ux (issue 16): the catalog row's tier travels with its price; format 2 priced on-demand.
+    "hardware.gpu.pricing_tier": "on_demand",
     "efficiency.stack_efficiency": None,
     "efficiency.communication": "table",
     "efficiency.comm_overlap": None,

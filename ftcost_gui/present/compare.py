@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core.catalog import TIER_LABELS
 from ..core.compare import GpuComparison, cheapest_fitting, fastest_fitting
 from ..core.units import SECONDS_PER_HOUR, fmt_hours
 from ..io.names import plain
@@ -64,6 +65,11 @@ def _wall(r: GpuComparison) -> str:
     return fmt_hours(r.wall_clock_s / SECONDS_PER_HOUR)
 
 
+def _tier(r: GpuComparison) -> str:
+    """'on-demand', 'spot', '1-year committed': how the row's run cost is billed."""
+    return TIER_LABELS[r.pricing_tier].lower()
+
+
 def pick_notes(ranked: Sequence[GpuComparison]) -> list[Inline]:
     """'Cheapest that fits: …', 'Fastest that fits: …', "This estimate's GPU: …"."""
     notes: list[Inline] = []
@@ -75,7 +81,7 @@ def pick_notes(ranked: Sequence[GpuComparison]) -> list[Inline]:
             (
                 f"Cheapest that fits: {cheapest.num_gpus} × ",
                 Name(cheapest.gpu_name),
-                f", {fmt_cost(cheapest.on_demand_usd)} per run on-demand, "
+                f", {fmt_cost(cheapest.run_usd)} per run {_tier(cheapest)}, "
                 f"{_wall(cheapest)} wall-clock.",
             )
         )
@@ -85,8 +91,8 @@ def pick_notes(ranked: Sequence[GpuComparison]) -> list[Inline]:
             (
                 f"Fastest that fits: {fastest.num_gpus} × ",
                 Name(fastest.gpu_name),
-                f", {_wall(fastest)} wall-clock, {fmt_cost(fastest.on_demand_usd)} per run "
-                "on-demand.",
+                f", {_wall(fastest)} wall-clock, {fmt_cost(fastest.run_usd)} per run "
+                f"{_tier(fastest)}.",
             )
         )
     current = next((r for r in ranked if r.current), None)

@@ -26,6 +26,7 @@ from .memory_texts import figure_rows, fits_text, phase_text
 from .objective import generation_section, objective_section, objective_tokens_text
 from .sections import spot_advice
 from .text import fmt_count, sci
+from .time_texts import price_word
 
 STYLE = """
 <style>
@@ -238,7 +239,8 @@ def cost_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
     price = fmt_usd(c.on_demand_usd_per_hour)
     blocks = [
         formula(
-            f"cost per run (on-demand) = held GPU-hours × price = {t.held_gpu_hours:,.1f} × "
+            f"cost per run ({price_word(inputs.hardware.gpu.pricing_tier)}) = held GPU-hours × "
+            f"price = {t.held_gpu_hours:,.1f} × "
             f"{price}/GPU-h = ",
             Bold(fmt_usd(c.on_demand_usd)),
         ),
@@ -263,13 +265,14 @@ def cost_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
         ),
     ]
     if c.spot_usd is not None and c.spot_price_ratio is not None:
-        advice = spot_advice(c)
+        tier = inputs.hardware.gpu.pricing_tier
+        advice = spot_advice(c, tier)
         blocks.append(
             formula(
                 f"spot cost = {t.held_gpu_hours:,.1f} GPU-h × F {c.spot_factor:.3f} × "
                 f"{fmt_usd(c.spot_usd_per_hour or 0)} = ",
                 Bold(fmt_usd(c.spot_usd)),
-                f"; (spot ÷ on-demand) × F = {c.spot_price_ratio:.2f} "
+                f"; (spot ÷ {price_word(tier)}) × F = {c.spot_price_ratio:.2f} "
                 f"{'<' if c.take_spot else '≥'} 1 → {advice}",
             )
         )

@@ -28,6 +28,7 @@ from .time_texts import (
     checkpointing_text,
     gpus_text,
     mfu_text,
+    price_word,
     rollout_gpus_text,
 )
 
@@ -62,7 +63,8 @@ def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple
     rented = gpus_text(lay)
     gpus_detail = rented if lay.rounded_up else f"{need}"
     if c.spot_usd is not None:
-        spot = f"spot {fmt_usd(c.spot_usd)} (F = {c.spot_factor:.3f}: {spot_advice(c)})"
+        advice = spot_advice(c, inputs.hardware.gpu.pricing_tier)
+        spot = f"spot {fmt_usd(c.spot_usd)} (F = {c.spot_factor:.3f}: {advice})"
     else:
         spot = "no spot price"
     return {
@@ -95,7 +97,7 @@ def headline_texts(inputs: EstimateInputs, r: EstimateResult) -> dict[str, tuple
             "Wall-clock the GPUs are held: training plus start-up, checkpoints, evaluation.",
         ),
         "cost": (
-            f"{fmt_usd(c.on_demand_usd)} on-demand",
+            f"{fmt_usd(c.on_demand_usd)} {price_word(inputs.hardware.gpu.pricing_tier)}",
             spot,
             "Held GPU-hours × your price.",
         ),
@@ -145,7 +147,7 @@ def breakdown_rows(inputs: EstimateInputs, r: EstimateResult) -> list[tuple[str,
         ("Evaluation", c.evaluation_usd),
         ("Rollouts (generation)", c.rl_generation_usd),
         ("Idle", c.idle_usd),
-        ("Total on-demand", c.on_demand_usd),
+        (f"Total {price_word(inputs.hardware.gpu.pricing_tier)}", c.on_demand_usd),
     ):
         rows.append(("Cost per run", name, fmt_usd(v)))
     if c.spot_usd is not None:

@@ -21,6 +21,7 @@ from .time_texts import (
     gpus_text,
     memory_status_text,
     mfu_text,
+    price_word,
     rollout_gpus_text,
 )
 
@@ -34,11 +35,15 @@ class Section:
     items: tuple[str, ...] = ()
 
 
-def spot_advice(c: CostBreakdown) -> str:
-    """Whether spot pays: (spot price ÷ on-demand) × F below 1 (article 001)."""
+def spot_advice(c: CostBreakdown, tier: str = "on_demand") -> str:
+    """Whether spot pays: (spot price ÷ the GPU's first price) × F below 1 (article 001). The
+    first price is on-demand, or a 1- or 3-year committed rate where the catalog row says so."""
     if c.spot_price_ratio is None:  # no on-demand price to compare with: owned hardware
         return "stay on-demand: it costs nothing"
-    return "take spot" if c.take_spot else "stay on-demand"
+    if c.take_spot:
+        return "take spot"
+    word = price_word(tier)
+    return "stay on-demand" if word == "on-demand" else f"keep the {word} price"
 
 
 def headline(inputs: EstimateInputs, r: EstimateResult) -> str:
@@ -181,23 +186,25 @@ def _time(inputs: EstimateInputs, r: EstimateResult) -> Section:
 
 def _cost(inputs: EstimateInputs, r: EstimateResult) -> Section:
     c = r.cost
+    tier = inputs.hardware.gpu.pricing_tier
+    word = price_word(tier)
     if c.spot_usd is None:
         spot = "no spot price"
     else:
         spot = (
             f"{fmt_cost(c.spot_usd)} at {fmt_cost(c.spot_usd_per_hour)}/GPU-h, "
-            f"F = {c.spot_factor:.3f} -> {spot_advice(c)}"
+            f"F = {c.spot_factor:.3f} -> {spot_advice(c, tier)}"
         )
         if c.spot_price_ratio is not None:
-            spot += f" ({c.spot_price_ratio:.2f}× on-demand)"
+            spot += f" ({c.spot_price_ratio:.2f}× {word})"
     band = fmt_pct(inputs.efficiency.mfu_band, 0)
     on_demand = f"{fmt_cost(c.on_demand_usd)} at {fmt_cost(c.on_demand_usd_per_hour)}/GPU-h"
     return Section(
         "Cost per run",
         (
-            ("On-demand", on_demand),
+            (word[:1].upper() + word[1:], on_demand),
             ("Spot", spot),
-            ("Range", f"{fmt_cost(c.low_usd)} – {fmt_cost(c.high_usd)} (on-demand, MFU ±{band})"),
+            ("Range", f"{fmt_cost(c.low_usd)} – {fmt_cost(c.high_usd)} ({word}, MFU ±{band})"),
             ("Compute only", f"{fmt_cost(c.compute_only_usd)} (FLOPs at the MFU, no overheads)"),
             ("Per 1e18 FLOPs", fmt_cost(c.usd_per_1e18_flops)),
         ),
@@ -219,7 +226,7 @@ def _ranges(inputs: EstimateInputs, r: EstimateResult) -> Section:
 
 def _project(inputs: EstimateInputs, r: EstimateResult) -> Section:
     p, pj = r.project, inputs.project
-    billing = "spot" if pj.billing == "spot" else "on-demand"
+    billing = "spot" if pj.billing == "spot" else price_word(inputs.hardware.gpu.pricing_tier)
     storage = (
         f"{fmt_cost(p.storage_usd)} ({pj.checkpoints_retained} × "
         f"{fmt_gb(r.checkpoint.resumable_bytes)} for {pj.storage_months:g} months)"

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..core.architecture import ModelSpec
+from ..core.catalog import TIER_LABELS
 from ..core.document import EstimateDocument
 from ..core.fields import field_spec
 from ..core.inputs import (
@@ -278,6 +279,11 @@ class PriceRow:
     scenarios: str
 
 
+def _tier_note(tier: str) -> str:
+    """' (1-year committed)' after a price that is not billed on-demand by the hour."""
+    return "" if tier == "on_demand" else f" ({TIER_LABELS[tier].lower()})"
+
+
 def price_rows(document: EstimateDocument) -> list[PriceRow]:
     """Each distinct GPU price used, with its date and source and the scenarios using it."""
     seen: dict[tuple, list[str]] = {}
@@ -298,7 +304,7 @@ def price_rows(document: EstimateDocument) -> list[PriceRow]:
         rows.append(
             PriceRow(
                 gpu=g.name,
-                on_demand=f"${g.on_demand_usd_per_hour:,.2f}",
+                on_demand=f"${g.on_demand_usd_per_hour:,.2f}{_tier_note(g.pricing_tier)}",
                 spot="none" if g.spot_usd_per_hour is None else f"${g.spot_usd_per_hour:,.2f}",
                 as_of=g.price_as_of or "not recorded",
                 source=price_origin_text(origins[key], g.price_source),

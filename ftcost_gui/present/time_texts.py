@@ -91,6 +91,21 @@ def mfu_text(t: TimeBreakdown, gpu: str = "this GPU") -> str:
     )
 
 
+# The estimate's first price, as its catalog row bills it. A spot row keeps its on-demand price
+# as the reference price; its spot figure is worded as spot everywhere.
+PRICE_WORDS = {
+    "on_demand": "on-demand",
+    "spot": "on-demand",
+    "committed_1y": "1-year committed",
+    "committed_3y": "3-year committed",
+}
+
+
+def price_word(tier: str) -> str:
+    """'on-demand', '1-year committed' …: what the cost at the GPU's first price is."""
+    return PRICE_WORDS.get(tier, "on-demand")
+
+
 def price_origin_text(origin: str, source: str) -> str:
     """Where a price came from: the built-in sheet, a user catalog, typed by hand, or the file."""
     if origin == "typed by hand":

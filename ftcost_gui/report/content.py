@@ -27,6 +27,7 @@ from ..present.tables import (
     ComparisonTable,
     comparison_table,
 )
+from ..present.time_texts import price_word
 
 Target = Literal["html", "pdf"]
 IMAGE_NAMES = ("cost", "memory", "plan", "fits_seq", "fits_batch")  # the order they appear in
@@ -117,18 +118,22 @@ def image_captions(report: Report) -> dict[str, str]:
 
 
 def _captions(report: Report) -> dict[str, str]:
+    # The solid line's price: on-demand, or the 1- or 3-year committed rate the GPU row bills.
+    tiers = {s.inputs.hardware.gpu.pricing_tier for s in report.document.scenarios}
+    words = sorted({price_word(t) for t in tiers})
+    solid = words[0] if len(words) == 1 else "each scenario's " + " or ".join(words) + " price"
     if report.several:
         return {
             "memory": "Memory per GPU by scenario: parts stacked to the device total (allocated "
             "tensors, allocator reserve, CUDA context: what nvidia-smi shows), with the memory of "
             "each scenario's GPU (the selected scenario is outlined).",
-            "cost": "Cost per run vs MFU, one colour per scenario (solid: on-demand, dashed: spot; "
+            "cost": f"Cost per run vs MFU, one colour per scenario (solid: {solid}, dashed: spot; "
             "dots: each scenario's MFU; green band: well-tuned 35–55%).",
         }
     return {
         "memory": "Memory per GPU by method for this scenario's model, data and GPUs (* = the "
         "method chosen): parts stacked to the device total (allocated tensors, allocator "
         "reserve, CUDA context: what nvidia-smi shows); dashed line: the GPU's memory.",
-        "cost": "Cost per run vs MFU (solid: on-demand, dashed: spot; dots: the chosen MFU; green "
+        "cost": f"Cost per run vs MFU (solid: {solid}, dashed: spot; dots: the chosen MFU; green "
         "band: well-tuned 35–55%).",
     }

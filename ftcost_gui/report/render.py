@@ -14,6 +14,7 @@ from .. import __version__
 from ..core.plan_front import plan_points
 from ..core.series import Outcomes, document_series
 from ..io.atomic import atomic_write_bytes
+from ..present.time_texts import price_word
 from .content import Report
 from .html import report_html, write_html
 from .markdown import write_markdown
@@ -77,7 +78,8 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
         else:
             outcome = outcomes.get(doc.current.inputs)
             views["memory"].set_bars(outcome.memory_by_method)
-            views["cost"].set_series(outcome.cost_curve, outcome.cost_now)
+            tier = outcome.inputs.hardware.gpu.pricing_tier
+            views["cost"].set_series(outcome.cost_curve, outcome.cost_now, price_word(tier))
         if plan is not None:
             views["plan"].set_series(plan_points(plan.search), {})
             views["fits_seq"].set_series(plan.fits)

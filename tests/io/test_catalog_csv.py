@@ -27,9 +27,8 @@ DOCUMENTED = [
     "interconnect", "interconnect_gb_s", "gpus_per_node", "network", "network_gbit_s",
     "rent_unit_gpus", "achievable_fraction", "achievable_source", "achievable_as_of",
     "on_demand_usd_per_hour", "spot_usd_per_hour", "on_demand_low_usd_per_hour",
-    "on_demand_high_usd_per_hour", "price_as_of", "price_source", "memory_vendor_gb", "counting",
-    "tdp_w", "year", "spec_source",
-    "notes", "provider", "region", "pricing_tier",
+    "on_demand_high_usd_per_hour", "price_as_of", "price_source", "pricing_tier",
+    "memory_vendor_gb", "counting", "tdp_w", "year", "spec_source", "notes", "provider", "region",
 ]  # fmt: skip
 
 

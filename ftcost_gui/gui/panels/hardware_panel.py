@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import Qt as GuiQt  # its convertFromPlainText: a GPU name is never rich text
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMessageBox, QPushButton
 
-from ...core.catalog import BUILTIN_NAME, EffectiveRow, id_key
+from ...core.catalog import BUILTIN_NAME, TIER_LABELS, EffectiveRow, id_key
 from ...core.compare import inputs_with_gpu
 from ...core.defaults import with_spec
 from ...core.fields import field_spec
@@ -40,7 +40,7 @@ _FACTS = (
     "interconnect",
     "interconnect_gb_s",
 )
-_PRICES = ("on_demand_usd_per_hour", "spot_usd_per_hour")
+_PRICES = ("on_demand_usd_per_hour", "spot_usd_per_hour", "pricing_tier")
 
 
 def same_facts(a: GpuSpec, b: GpuSpec) -> bool:
@@ -76,6 +76,7 @@ class HardwarePanel(FormPanel):
                 "rent_unit_gpus",
                 "on_demand_usd_per_hour",
                 "spot_usd_per_hour",
+                "pricing_tier",
             ),
         ),
         (
@@ -108,6 +109,7 @@ class HardwarePanel(FormPanel):
             ),
         ),
     )
+    CHOICE_LABELS: ClassVar[dict[str, dict[str, str]]] = {"pricing_tier": TIER_LABELS}
     SPECIAL_TEXT: ClassVar[dict[str, str]] = {
         "spot_usd_per_hour": "none",
         "comm_overhead": "auto",

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...io.names import plain
+from ...present.time_texts import price_word
 from ..store import EstimateStore
 
 if TYPE_CHECKING:  # pragma: no cover - the plots import pyqtgraph, loaded on first use
@@ -182,7 +183,11 @@ class ChartsArea(QWidget):
         outcome = self.store.outcome
         if self.memory_plot is not None and self.cost_plot is not None and outcome is not None:
             self.memory_plot.set_bars(outcome.memory_by_method)
-            self.cost_plot.set_series(outcome.cost_curve, outcome.cost_now)
+            self.cost_plot.set_series(
+                outcome.cost_curve,
+                outcome.cost_now,
+                price_word(outcome.inputs.hardware.gpu.pricing_tier),
+            )
 
     def _settle(self) -> None:
         """Once every view has its new figures: each plot's changes reach the screen in one

@@ -1,0 +1,93 @@
+"""A committed-tier price is worded as such, never as "on-demand" (issue 16, the lead's note)."""
+
+from __future__ import annotations
+
+from ftcost_gui.core.catalog import CatalogGpu, with_catalog_prices
+from ftcost_gui.core.compare import offer
+from ftcost_gui.core.defaults import PRICE_FIELDS
+from ftcost_gui.core.document import EstimateDocument
+from ftcost_gui.core.estimate import estimate
+from ftcost_gui.core.inputs import EstimateInputs
+from ftcost_gui.io.estimate_file import load_document
+from ftcost_gui.present.blocks import to_markdown
+from ftcost_gui.present.explain import explain
+from ftcost_gui.present.figures import breakdown_rows, headline_texts
+from ftcost_gui.present.sections import estimate_sections, spot_advice
+from ftcost_gui.present.tables import price_rows
+from ftcost_gui.report.content import Report, image_captions
+from tests.io.test_estimate_file import FIXTURE_V2
+
+
+def _with_tier(tier: str, **prices: float) -> EstimateInputs:
+    inputs = EstimateInputs()
+    gpu = inputs.hardware.gpu.model_copy(update={"pricing_tier": tier, **prices})
+    return inputs.model_copy(update={"hardware": inputs.hardware.model_copy(update={"gpu": gpu})})
+
+
+def test_a_catalog_rows_tier_travels_into_the_estimate():
+    row = CatalogGpu(pricing_tier="committed_3y")
+    assert row.to_spec().pricing_tier == "committed_3y"
+
+
+def test_committed_prices_are_worded_as_committed():
+    inputs = _with_tier("committed_1y")
+    r = estimate(inputs)
+    value = headline_texts(inputs, r)["cost"][0]
+    assert value.endswith("1-year committed") and "on-demand" not in value
+    labels = [item for _group, item, _value in breakdown_rows(inputs, r)]
+    assert "Total 1-year committed" in labels and "Total on-demand" not in labels
+    cost = next(s for s in estimate_sections(inputs, r) if s.title == "Cost per run")
+    assert cost.rows[0][0] == "1-year committed"
+    assert "cost per run (1-year committed)" in to_markdown(explain(inputs, r))
+    doc = EstimateDocument.single(inputs)
+    assert price_rows(doc)[0].on_demand.endswith("(1-year committed)")
+
+
+def test_on_demand_prices_read_as_before():
+    inputs = _with_tier("on_demand")
+    r = estimate(inputs)
+    assert headline_texts(inputs, r)["cost"][0].endswith(" on-demand")
+    assert "(" not in price_rows(EstimateDocument.single(inputs))[0].on_demand
+
+
+def test_spot_advice_keeps_a_committed_price():
+    inputs = _with_tier("committed_3y", spot_usd_per_hour=2.95)
+    c = estimate(inputs).cost
+    assert c.spot_price_ratio is not None and not c.take_spot  # 2.95 ÷ 3.00 × F(> 1.02) ≥ 1
+    assert spot_advice(c, "committed_3y") == "keep the 3-year committed price"
+    assert spot_advice(c, "on_demand") == "stay on-demand"
+    spot = next(s for s in estimate_sections(inputs, estimate(inputs)) if s.title == "Cost per run")
+    assert "keep the 3-year committed price" in spot.rows[1][1]
+    assert spot.rows[1][1].endswith("× 3-year committed)")
+
+
+def test_the_catalogs_price_update_brings_its_tier():
+    spec = EstimateInputs().hardware.gpu
+    row = CatalogGpu(on_demand_usd_per_hour=1.8, pricing_tier="committed_1y").to_spec()
+    updated = with_catalog_prices(spec, row)
+    assert (updated.on_demand_usd_per_hour, updated.pricing_tier) == (1.8, "committed_1y")
+
+
+def test_rows_that_differ_only_in_tier_share_one_plan():
+    a = offer(CatalogGpu(id="h100-a"))
+    b = offer(CatalogGpu(id="h100-b", pricing_tier="committed_1y", on_demand_usd_per_hour=2.1))
+    assert a.facts == b.facts and b.pricing_tier == "committed_1y"
+
+
+def test_a_typed_tier_is_the_users_price():
+    assert "pricing_tier" in PRICE_FIELDS
+
+
+def test_version_2_files_read_as_on_demand():
+    for scenario in load_document(FIXTURE_V2).scenarios:
+        assert scenario.inputs.hardware.gpu.pricing_tier == "on_demand"
+
+
+def test_report_caption_names_the_solid_lines_price():
+    inputs = _with_tier("committed_1y")
+    report = Report(EstimateDocument.single(inputs), [estimate(inputs)])
+    assert "solid: 1-year committed" in image_captions(report)["cost"]
+    two = EstimateDocument.single(inputs).added(EstimateInputs(), "B")
+    report = Report(two, [estimate(s.inputs) for s in two.scenarios])
+    caption = image_captions(report)["cost"]
+    assert "solid: each scenario's 1-year committed or on-demand price" in caption
