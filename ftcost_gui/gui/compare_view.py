@@ -298,6 +298,7 @@ class ComparisonView(QWidget):
         )
         lay.addWidget(self.stages)
         self.names: tuple[str, ...] = ()
+        self._tiers: list[str] = []
         self.baseline_name = ""
         self.comparison: ComparisonTable | None = None
         self.baseline_combo.activated.connect(self._on_baseline_activated)
@@ -317,10 +318,18 @@ class ComparisonView(QWidget):
             self.baseline_combo.setCurrentIndex(index)
             self._refresh()
 
-    def set_scenarios(self, names: Sequence[str], results: Sequence[EstimateResult | None]) -> None:
-        pairs = [(n, r) for n, r in zip(names, results, strict=True) if r is not None]
-        names_now = tuple(n for n, _ in pairs)
-        self._results = [r for _, r in pairs]
+    def set_scenarios(
+        self,
+        names: Sequence[str],
+        results: Sequence[EstimateResult | None],
+        tiers: Sequence[str] = (),
+    ) -> None:
+        """``tiers``: each scenario's GPU pricing tier, which words the first cost row."""
+        tiers = list(tiers) or ["on_demand"] * len(names)
+        rows = [(n, r, t) for n, r, t in zip(names, results, tiers, strict=True) if r is not None]
+        names_now = tuple(n for n, _r, _t in rows)
+        self._results = [r for _n, r, _t in rows]
+        self._tiers = [t for _n, _r, t in rows]
         if self.baseline_name not in names_now:
             self.baseline_name = names_now[0] if names_now else ""
         combo = self.baseline_combo
@@ -353,7 +362,7 @@ class ComparisonView(QWidget):
             self.model.set_table(None)
             return
         baseline = self.names.index(self.baseline_name)
-        t = comparison_table(self.names, self._results, baseline)
+        t = comparison_table(self.names, self._results, baseline, self._tiers)
         self.comparison = t
         several = len(self.names) > 1
         self.hint.setVisible(not several)

@@ -7,6 +7,7 @@ the PDF, the HTML and the Markdown show the same text.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +33,7 @@ from ..core.results import EstimateResult
 from ..core.scenarios import ComparisonRow, compare_scenarios
 from ..core.units import fmt_hours, fmt_usd
 from .text import fmt_count
-from .time_texts import checkpointing_text, gpus_text, mfu_text, price_origin_text
+from .time_texts import checkpointing_text, gpus_text, mfu_text, price_origin_text, price_word
 
 MINUS = "\u2212"
 BEST_MARK = "✓"
@@ -129,10 +130,26 @@ class ComparisonTable:
         }
 
 
+def _first_price_label(tiers: Sequence[str]) -> str:
+    """'Cost per run, on-demand', '… 1-year committed', or both words when scenarios differ."""
+    return "Cost per run, " + " / ".join(sorted({price_word(t) for t in tiers}))
+
+
+def _row_label(row: ComparisonRow, tiers: Sequence[str]) -> str:
+    if row.metric.key == "on_demand_usd" and tiers:
+        return _first_price_label(tiers)
+    return row.metric.label
+
+
 def comparison_table(
-    names: list[str] | tuple[str, ...], results: list[EstimateResult], baseline: int = 0
+    names: list[str] | tuple[str, ...],
+    results: list[EstimateResult],
+    baseline: int = 0,
+    tiers: Sequence[str] = (),
 ) -> ComparisonTable:
-    """``compare_scenarios`` as text: best values marked, deltas to the baseline scenario."""
+    """``compare_scenarios`` as text: best values marked, deltas to the baseline scenario.
+    ``tiers`` (each scenario's GPU pricing tier) words the first cost row: a 1-year committed
+    rate is not called on-demand."""
     if not 0 <= baseline < len(results):
         baseline = 0
     rows = tuple(compare_scenarios(results, baseline))
@@ -140,7 +157,7 @@ def comparison_table(
         names=tuple(names),
         baseline=baseline,
         fits=tuple(r.memory.fits for r in results),
-        labels=tuple(row.metric.label for row in rows),
+        labels=tuple(_row_label(row, tiers) for row in rows),
         keys=tuple(row.metric.key for row in rows),
         rows=rows,
     )

@@ -79,7 +79,8 @@ class Report:
         return len(self.document.scenarios) > 1
 
     def comparison(self) -> ComparisonTable:
-        return comparison_table(self.names, list(self.results), self.baseline)
+        tiers = [s.inputs.hardware.gpu.pricing_tier for s in self.document.scenarios]
+        return comparison_table(self.names, list(self.results), self.baseline, tiers)
 
     def __post_init__(self) -> None:
         # The default title is a file name: any bytes (non-UTF-8 names) and any characters.

@@ -26,3 +26,13 @@ def test_a_committed_tier_is_worded_on_the_card_and_the_chart(window):
     assert window.store.set_field("hardware.gpu", "pricing_tier", "on_demand")
     window.store.recompute_now()
     assert plot.legend.getLabel(plot.od_curve).text == "On-demand"
+
+
+def test_the_compare_tab_words_a_committed_price(window):
+    assert window.store.set_field("hardware.gpu", "pricing_tier", "committed_3y")
+    window.store.recompute_now()
+    window.results.tabs.setCurrentWidget(window.results.compare)
+    table = window.results.compare.comparison
+    assert table is not None
+    assert "Cost per run, 3-year committed" in table.labels
+    assert "Cost per run, on-demand" not in table.labels

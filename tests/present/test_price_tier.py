@@ -13,7 +13,7 @@ from ftcost_gui.present.blocks import to_markdown
 from ftcost_gui.present.explain import explain
 from ftcost_gui.present.figures import breakdown_rows, headline_texts
 from ftcost_gui.present.sections import estimate_sections, spot_advice
-from ftcost_gui.present.tables import price_rows
+from ftcost_gui.present.tables import comparison_table, price_rows
 from ftcost_gui.report.content import Report, image_captions
 from tests.io.test_estimate_file import FIXTURE_V2
 
@@ -91,3 +91,16 @@ def test_report_caption_names_the_solid_lines_price():
     report = Report(two, [estimate(s.inputs) for s in two.scenarios])
     caption = image_captions(report)["cost"]
     assert "solid: each scenario's 1-year committed or on-demand price" in caption
+
+
+def test_the_comparison_words_each_scenarios_first_price():
+    committed, plain_inputs = _with_tier("committed_1y"), EstimateInputs()
+    results = [estimate(committed), estimate(plain_inputs)]
+    both = comparison_table(["A", "B"], results, 0, ["committed_1y", "on_demand"])
+    assert both.labels[both.keys.index("on_demand_usd")] == (
+        "Cost per run, 1-year committed / on-demand"
+    )
+    one = comparison_table(["A"], results[:1], 0, ["committed_1y"])
+    assert one.labels[one.keys.index("on_demand_usd")] == "Cost per run, 1-year committed"
+    bare = comparison_table(["A"], results[:1])
+    assert bare.labels[bare.keys.index("on_demand_usd")] == "Cost per run, on-demand"

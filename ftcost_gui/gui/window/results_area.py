@@ -141,6 +141,7 @@ class ResultsArea(QWidget):
     def _refresh_compare(self) -> None:
         # Like the explanation, the comparison table is rebuilt only while it is on screen.
         if self._compare_stale and self.tabs.currentWidget() is self.compare:
-            names = [s.name for s in self.store.document.scenarios]
-            self.compare.set_scenarios(names, self.store.results)
+            scenarios = self.store.document.scenarios
+            tiers = [s.inputs.hardware.gpu.pricing_tier for s in scenarios]
+            self.compare.set_scenarios([s.name for s in scenarios], self.store.results, tiers)
             self._compare_stale = False
