@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--by",
         choices=("cost", "time"),
         default="cost",
-        help="rank by cost per run on-demand (default) or by held wall-clock",
+        help="rank by cost per run at each GPU's pricing tier (default) or by held wall-clock",
     )
     cmp_.add_argument("--save", metavar="PATH", help="also write the inputs to an estimate file")
     _add_inputs(cmp_)

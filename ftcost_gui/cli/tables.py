@@ -109,7 +109,10 @@ def format_compare(
     """The 'which GPU for this job' ranking: one line per GPU, the cheapest fitting marked."""
     tr = inputs.training
     cheapest = cheapest_fitting(ranked)
-    by_text = "cost per run (on-demand)" if by == "cost" else "held wall-clock"
+    # Ranked by each row's run cost at its tier: 'on-demand' only when every row is.
+    tiered = any(r.pricing_tier != "on_demand" for r in ranked)
+    cost_text = "cost per run at each GPU's pricing tier" if tiered else "cost per run (on-demand)"
+    by_text = cost_text if by == "cost" else "held wall-clock"
     count = "fewest GPUs that fit" if tr.auto_gpu_count else f"{tr.num_gpus} GPU(s)"
     pinned = inputs.efficiency.mfu
     mfu = "each GPU's own MFU" if pinned is None else f"MFU {fmt_pct(pinned)} pinned for all"
@@ -124,15 +127,20 @@ def format_compare(
     for r, c in zip(ranked, compare_cells(ranked), strict=True):
         cells = [
             c.rank, "*" if cheapest is not None and r is cheapest else "", c.gpu, c.fits, c.gpus,
-            c.achieved_tflops, c.usd_per_1e18_flops, c.wall_clock, c.on_demand_usd, c.spot_usd,
+            c.achieved_tflops, c.usd_per_1e18_flops, c.wall_clock, c.run_usd, c.spot_usd,
             c.held_gpu_hours,
         ]  # fmt: skip
+        if tiered:
+            cells.insert(8, c.tier)
         rows.append([*cells, c.origin] if show_origin else cells)
     headers = [
         "RANK", "", "GPU", "FITS", "GPUS", "ACHIEVED TFLOPS", "$/1e18 FLOPs", "WALL-CLOCK",
         "$ ON-DEMAND", "$ SPOT", "GPU-H HELD",
     ]  # fmt: skip
     right = [True, False, False, False, True, True, True, True, True, True, True]
+    if tiered:  # the run cost at each row's tier (its rank), the tier beside it
+        headers[8:9] = ["TIER", "$ PER RUN"]
+        right.insert(8, False)
     if show_origin:
         headers.append("ORIGIN")
         right.append(False)
@@ -141,6 +149,11 @@ def format_compare(
     notes.append(
         "Costs are per run at each GPU's catalog prices ($ SPOT: interruptions included; '-': no\n"
         "spot price). Wall-clock and GPU-hours are held time (start-up, checkpoints, evaluation)."
+        + (
+            "\n$ PER RUN: at the row's tier (on-demand, 1- or 3-year committed rate, or spot)."
+            if tiered
+            else ""
+        )
     )
     return out + "\n" + "\n".join(notes) + "\n"
 

@@ -30,6 +30,8 @@ class CompareCells:
     usd_per_1e18_flops: str
     wall_clock: str
     on_demand_usd: str
+    run_usd: str  # at the row's tier: its ranking
+    tier: str  # 'on-demand', '1-year committed', 'spot'
     spot_usd: str
     held_gpu_hours: str
     origin: str
@@ -53,6 +55,8 @@ def compare_cells(ranked: Sequence[GpuComparison]) -> list[CompareCells]:
                 usd_per_1e18_flops=fmt_cost(r.usd_per_1e18_flops),
                 wall_clock=fmt_hours(r.wall_clock_s / SECONDS_PER_HOUR),
                 on_demand_usd=fmt_cost(r.on_demand_usd),
+                run_usd=fmt_cost(r.run_usd),
+                tier=_tier(r),
                 spot_usd=fmt_cost(r.spot_usd),
                 held_gpu_hours=f"{r.held_gpu_hours:,.2f}",
                 origin=plain(r.origin or "-"),
