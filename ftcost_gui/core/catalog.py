@@ -315,6 +315,7 @@ class PriceUpdate(NamedTuple):
 
     on_demand_usd_per_hour: float
     spot_usd_per_hour: float | None
+    pricing_tier: str  # how the catalog bills them: a tier alone changes the bill's wording
 
 
 def _same_price(a: float | None, b: float | None) -> bool:
@@ -324,21 +325,26 @@ def _same_price(a: float | None, b: float | None) -> bool:
 
 
 def price_differences(spec: GpuSpec, rows: Iterable[EffectiveRow | GpuSpec]) -> PriceUpdate | None:
-    """(on-demand now, spot now) if the catalog row with the spec's id prices it differently.
+    """(on-demand now, spot now, tier now) if the catalog row with the spec's id prices it
+    differently.
 
-    None when no row has that id (a custom GPU) or when both prices are the same. The 'as of'
-    date and source notes are not compared: only prices change the estimate.
+    None when no row has that id (a custom GPU) or when both prices and the pricing tier are the
+    same. A tier alone counts: the same $/h billed as a 1-year commitment is another price (and a
+    spot tier bills the spot price). The 'as of' date and source notes are not compared: only
+    prices and their tier change the estimate.
     """
     k = id_key(spec.id)
     for r in rows:
         g = r.gpu if isinstance(r, EffectiveRow) else r
         if id_key(g.id) != k:
             continue
-        if _same_price(g.on_demand_usd_per_hour, spec.on_demand_usd_per_hour) and _same_price(
-            g.spot_usd_per_hour, spec.spot_usd_per_hour
+        if (
+            _same_price(g.on_demand_usd_per_hour, spec.on_demand_usd_per_hour)
+            and _same_price(g.spot_usd_per_hour, spec.spot_usd_per_hour)
+            and g.pricing_tier == spec.pricing_tier
         ):
             return None
-        return PriceUpdate(g.on_demand_usd_per_hour, g.spot_usd_per_hour)
+        return PriceUpdate(g.on_demand_usd_per_hour, g.spot_usd_per_hour, g.pricing_tier)
     return None
 
 

@@ -368,7 +368,7 @@ class ComparisonView(QWidget):
         self.hint.setVisible(not several)
         self.legend.setVisible(several)
         self.stages.setVisible(several)
-        self.stages.setText(stages_text(self.names, self._results) if several else "")
+        self.stages.setText(stages_text(self.names, self._results, self._tiers) if several else "")
         best_bg = self.best_background()
         self.model.set_colours(best_bg, QColor(readable(self._theme().bad, best_bg)))
         self.model.set_table(t)

@@ -15,6 +15,7 @@ from ..core.stages import stage_budget
 from ..core.units import GIB, fmt_gib, fmt_pct, fmt_usd
 from .blocks import Bold, Ref, Section, formula, note
 from .text import sci
+from .time_texts import price_word
 
 
 def _s(seconds: float) -> str:
@@ -224,12 +225,18 @@ def generation_section(inputs: EstimateInputs, r: EstimateResult) -> Section | N
     return Section(("Generation",), tuple(blocks))
 
 
-def stages_text(names: Sequence[str], results: Sequence[EstimateResult]) -> str:
-    """The scenarios run one after the other as project stages (core/stages.py), in one line."""
+def stages_text(
+    names: Sequence[str], results: Sequence[EstimateResult], tiers: Sequence[str] = ()
+) -> str:
+    """The scenarios run one after the other as project stages (core/stages.py), in one line.
+    ``tiers`` (each scenario's GPU pricing tier) words the sum: a 1-year committed rate is not
+    called on-demand."""
     b = stage_budget(names, results)
+    words = sorted({price_word(t) for t in tiers}) or ["on-demand"]
+    price = words[0] if len(words) == 1 else "at each stage's price (" + " / ".join(words) + ")"
     return (
         f"As project stages, one after the other ({' → '.join(names)}): "
-        f"{b.gpu_hours:,.1f} GPU-h held over all runs, {fmt_usd(b.on_demand_usd)} on-demand "
+        f"{b.gpu_hours:,.1f} GPU-h held over all runs, {fmt_usd(b.on_demand_usd)} {price} "
         f"({fmt_usd(b.usd_at(2))}–{fmt_usd(b.usd_at(4))} at $2–$4 per GPU-hour); generation "
         f"(evaluation + rollouts) {fmt_pct(b.generation_share)}, evaluation + RL stages "
         f"{fmt_pct(b.rl_and_eval_share)} (article 000 §Worked example)."

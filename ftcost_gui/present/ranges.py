@@ -12,6 +12,7 @@ from ..core.inputs import EstimateInputs
 from ..core.ranges import WORST_ALLOCATOR_EFFICIENCY
 from ..core.results import Band, EstimateResult
 from ..core.units import GIB, fmt_gib, fmt_hours, fmt_pct, fmt_usd
+from .time_texts import price_word
 
 ACCURACY_NOTE = "PEFT's MetaMathQA LoRA runs measured 0.73–0.82, docs/accuracy.md"
 
@@ -71,7 +72,8 @@ def price_source(inputs: EstimateInputs, r: EstimateResult) -> str:
     if p.low == p.high:
         return "your price only (the GPU's catalog row gives no range of offers)"
     return (
-        f"on-demand offers {fmt_usd(p.low)} – {fmt_usd(p.high)} per GPU-hour "
+        f"{price_word(inputs.hardware.gpu.pricing_tier)} offers {fmt_usd(p.low)} – "
+        f"{fmt_usd(p.high)} per GPU-hour "
         f"(the catalog's range for {inputs.hardware.gpu.name})"
     )
 
@@ -122,7 +124,12 @@ def range_rows(inputs: EstimateInputs, r: EstimateResult) -> list[tuple[str, str
         row("Compute GPU-hours", g.compute_gpu_hours, _gpu_hours, time),
         row("Wall-clock (held)", g.held_wall_s, lambda s: fmt_hours(s / 3600), time),
         row("Price per GPU-hour", g.price_usd_per_hour, _usd, price),
-        row("Cost per run (on-demand)", g.on_demand_usd, _usd, "held GPU-hours × price"),
+        row(
+            f"Cost per run ({price_word(inputs.hardware.gpu.pricing_tier)})",
+            g.on_demand_usd,
+            _usd,
+            "held GPU-hours × price",
+        ),
     ]
     if g.spot_usd is not None:
         rows.append(row("Cost per run (spot)", g.spot_usd, _usd, "held GPU-hours × spot × F"))

@@ -106,6 +106,12 @@ def price_word(tier: str) -> str:
     return PRICE_WORDS.get(tier, "on-demand")
 
 
+def price_label(tier: str) -> str:
+    """The first price's field label: 'On-demand price', '1-year committed price' …"""
+    word = price_word(tier)
+    return f"{word[0].upper()}{word[1:]} price"
+
+
 def price_origin_text(origin: str, source: str) -> str:
     """Where a price came from: the built-in sheet, a user catalog, typed by hand, or the file."""
     if origin == "typed by hand":

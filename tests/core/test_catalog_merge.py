@@ -81,16 +81,16 @@ def test_price_differences():
     spec = builtin.find("h100-sxm").to_spec()
     assert price_differences(spec, rows) is None
     stale = spec.model_copy(update={"on_demand_usd_per_hour": 4.0})
-    assert price_differences(stale, rows) == PriceUpdate(3.0, 2.0)
+    assert price_differences(stale, rows) == PriceUpdate(3.0, 2.0, "on_demand")
     no_spot = spec.model_copy(update={"spot_usd_per_hour": None})
-    assert price_differences(no_spot, rows) == (3.0, 2.0)
+    assert price_differences(no_spot, rows) == (3.0, 2.0, "on_demand")
     custom = spec.model_copy(update={"id": "my-own"})
     assert price_differences(custom, rows) is None
     # A user row that overrides the prices: the estimate's snapshot differs from the catalog.
     user = builtin.find("h100-sxm").model_copy(update={"spot_usd_per_hour": None})
     rows = merge_catalogs(builtin, GpuCatalog(name="U", gpus=(user,)))
-    on_demand, spot = price_differences(spec, rows)
-    assert (on_demand, spot) == (3.0, None)
+    on_demand, spot, tier = price_differences(spec, rows)
+    assert (on_demand, spot, tier) == (3.0, None, "on_demand")
     # Catalog rows work too; the date and source alone do not count as a difference.
     dated = spec.model_copy(update={"price_as_of": "1999-01-01"})
     assert price_differences(dated, builtin.gpus) is None

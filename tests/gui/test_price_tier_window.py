@@ -36,3 +36,43 @@ def test_the_compare_tab_words_a_committed_price(window):
     assert table is not None
     assert "Cost per run, 3-year committed" in table.labels
     assert "Cost per run, on-demand" not in table.labels
+
+
+def _price_label(window) -> str:
+    panel = window.panels["hardware"]
+    return panel._labels[("hardware.gpu", "on_demand_usd_per_hour")].text()
+
+
+def test_the_price_field_is_labelled_by_its_tier(window):
+    assert _price_label(window) == "On-demand price:"
+    assert window.store.set_field("hardware.gpu", "pricing_tier", "committed_3y")
+    assert _price_label(window) == "3-year committed price:"
+    assert window.store.set_field("hardware.gpu", "pricing_tier", "spot")
+    assert _price_label(window) == "On-demand price:"  # a spot row keeps its on-demand price
+    window.action("undo").trigger()
+    assert _price_label(window) == "3-year committed price:"
+
+
+def test_the_stages_line_words_the_sum_by_tier(window):
+    assert window.store.set_field("hardware.gpu", "pricing_tier", "committed_1y")
+    window.store.duplicate_scenario()
+    window.store.recompute_now()
+    window.results.tabs.setCurrentWidget(window.results.compare)
+    text = window.results.compare.stages.text()
+    assert text.startswith("As project stages") and "1-year committed (" in text
+    assert "on-demand" not in text
+
+
+def test_a_tier_alone_raises_the_price_bar(window, tmp_path):
+    from ftcost_gui.io.estimate_file import save_estimate
+
+    path = tmp_path / "committed.ftcost"
+    assert window.store.set_field("hardware.gpu", "pricing_tier", "committed_1y")
+    save_estimate(path, window.store.inputs)  # H100 at the built-in prices, billed 1-year
+    assert window.files.load_path(path)
+    bar = window.addons["catalogs"].price_bar
+    assert bar.isVisible()
+    assert bar.text.text() == (
+        "This estimate uses $3.00/h 1-year committed; your catalog 'Built-in' says $3.00/h "
+        "on-demand (H100 SXM)."
+    )

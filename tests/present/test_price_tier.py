@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
-from ftcost_gui.core.catalog import CatalogGpu, with_catalog_prices
+from ftcost_gui.core.catalog import (
+    CatalogGpu,
+    PriceUpdate,
+    merge_catalogs,
+    price_differences,
+    with_catalog_prices,
+)
 from ftcost_gui.core.compare import offer
 from ftcost_gui.core.defaults import PRICE_FIELDS
 from ftcost_gui.core.document import EstimateDocument
 from ftcost_gui.core.estimate import estimate
 from ftcost_gui.core.inputs import EstimateInputs
+from ftcost_gui.core.units import fmt_usd
+from ftcost_gui.gui.catalog.text import fmt_price, price_message
 from ftcost_gui.io.estimate_file import load_document
+from ftcost_gui.io.resources import builtin_catalog
 from ftcost_gui.present.blocks import to_markdown
 from ftcost_gui.present.explain import explain
 from ftcost_gui.present.figures import breakdown_rows, headline_texts
+from ftcost_gui.present.objective import stages_text
+from ftcost_gui.present.ranges import price_source, range_rows
 from ftcost_gui.present.sections import estimate_sections, spot_advice
 from ftcost_gui.present.tables import comparison_table, price_rows
 from ftcost_gui.report.content import Report, image_captions
@@ -104,3 +115,41 @@ def test_the_comparison_words_each_scenarios_first_price():
     assert one.labels[one.keys.index("on_demand_usd")] == "Cost per run, 1-year committed"
     bare = comparison_table(["A"], results[:1])
     assert bare.labels[bare.keys.index("on_demand_usd")] == "Cost per run, on-demand"
+
+
+def test_the_stages_sum_is_worded_by_tier():
+    committed = _with_tier("committed_1y")
+    r = estimate(committed)
+    total = 2 * r.project.runs * r.cost.on_demand_usd  # two stages, each its runs × run cost
+    one = stages_text(["A", "B"], [r, r], ["committed_1y", "committed_1y"])
+    assert f"{fmt_usd(total)} 1-year committed (" in one and "on-demand" not in one
+    mixed = stages_text(["A", "B"], [r, r], ["committed_1y", "on_demand"])
+    assert f"{fmt_usd(total)} at each stage's price (1-year committed / on-demand)" in mixed
+    assert f"{fmt_usd(total)} on-demand (" in stages_text(["A", "B"], [r, r])
+
+
+def test_a_tier_alone_is_a_price_difference():
+    builtin = builtin_catalog()
+    rows = merge_catalogs(builtin)
+    spec = builtin.find("h100-sxm").to_spec()
+    assert price_differences(spec, rows) is None
+    committed = spec.model_copy(update={"pricing_tier": "committed_1y"})
+    assert price_differences(committed, rows) == PriceUpdate(
+        spec.on_demand_usd_per_hour, spec.spot_usd_per_hour, "on_demand"
+    )
+    price = fmt_price(spec.on_demand_usd_per_hour)
+    assert price_message(committed, rows[[r.gpu.id for r in rows].index("h100-sxm")]) == (
+        f"This estimate uses {price} 1-year committed; your catalog 'Built-in' says {price} "
+        "on-demand (H100 SXM)."
+    )
+    spot_tier = spec.model_copy(update={"pricing_tier": "spot"})
+    message = price_message(spot_tier, rows[[r.gpu.id for r in rows].index("h100-sxm")])
+    assert message.startswith(f"This estimate uses {price} on-demand, billed at spot;")
+
+
+def test_the_ranges_word_the_tier():
+    inputs = _with_tier("committed_3y", on_demand_low_usd_per_hour=2.0)
+    r = estimate(inputs)
+    names = [row[0] for row in range_rows(inputs, r)]
+    assert "Cost per run (3-year committed)" in names and "Cost per run (on-demand)" not in names
+    assert price_source(inputs, r).startswith("3-year committed offers $2.00 – $3.00")

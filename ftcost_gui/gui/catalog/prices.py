@@ -100,8 +100,13 @@ class PriceCheck(QObject):
         self.check()
 
     @staticmethod
-    def _price_key(spec: GpuSpec) -> tuple[str, float, float | None]:
-        return (id_key(spec.id), spec.on_demand_usd_per_hour, spec.spot_usd_per_hour)
+    def _price_key(spec: GpuSpec) -> tuple[str, float, float | None, str]:
+        return (
+            id_key(spec.id),
+            spec.on_demand_usd_per_hour,
+            spec.spot_usd_per_hour,
+            spec.pricing_tier,
+        )
 
     def check(self) -> bool:
         """Show the bar if the estimate's GPU prices differ from the catalog's; True if shown."""

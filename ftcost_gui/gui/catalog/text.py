@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from ...core.catalog import BUILTIN_NAME, TIER_LABELS, USER_ORIGIN_PREFIX, EffectiveRow
 from ...core.inputs import GpuSpec
 from ...io.catalog_store import CatalogProblem
+from ...present.time_texts import price_word
 
 APP_TITLE = "ftcost"
 
@@ -56,7 +57,15 @@ def price_message(spec: GpuSpec, row: EffectiveRow) -> str:
     spot_differs = (a is None) != (b is None) or (a is not None and b is not None and a != b)
     uses = fmt_price(spec.on_demand_usd_per_hour)
     says = fmt_price(g.on_demand_usd_per_hour)
+    tier_differs = g.pricing_tier != spec.pricing_tier
+    if spot_differs or tier_differs:
+        # The tier words the first price: the same $/h as a 1-year commitment is another bill.
+        uses += f" {price_word(spec.pricing_tier)}"
+        says += f" {price_word(g.pricing_tier)}"
     if spot_differs:
-        uses += f" on-demand, {fmt_price(b)} spot"
-        says += f" on-demand, {fmt_price(a)} spot"
+        uses += f", {fmt_price(b)} spot"
+        says += f", {fmt_price(a)} spot"
+    if tier_differs:  # a spot tier bills its spot price: say so
+        uses += ", billed at spot" if spec.pricing_tier == "spot" else ""
+        says += ", billed at spot" if g.pricing_tier == "spot" else ""
     return f"This estimate uses {uses}; your catalog '{catalog}' says {says} ({spec.name})."

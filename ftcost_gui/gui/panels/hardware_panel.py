@@ -22,7 +22,7 @@ from ...core.fields import field_spec
 from ...core.inputs import EfficiencySpec, EstimateInputs, GpuSpec, HardwareSpec
 from ...core.results import EstimateResult
 from ...io.catalog_store import CatalogError
-from ...present.time_texts import mfu_text
+from ...present.time_texts import mfu_text, price_label, price_word
 from ..binding import signals_blocked
 from ..catalog.editor import open_catalog_editor
 from ..catalog.service import CatalogService
@@ -217,7 +217,7 @@ class HardwarePanel(FormPanel):
                     combo.count() - 1,
                     f"{g.name} ({g.id}) from {origin_label(r.origin)}"
                     f"{' (overrides the built-in row)' if r.overrides_builtin else ''}: "
-                    f"on-demand {fmt_price(g.on_demand_usd_per_hour)}, spot "
+                    f"{price_word(g.pricing_tier)} {fmt_price(g.on_demand_usd_per_hour)}, spot "
                     f"{fmt_price(g.spot_usd_per_hour)}{as_of}",
                     Qt.ItemDataRole.ToolTipRole,
                 )
@@ -297,7 +297,8 @@ class HardwarePanel(FormPanel):
                 cat = origin_label(row.origin)
                 note = (
                     f"Your prices: the catalog ({cat}) says "
-                    f"{fmt_price(row.gpu.on_demand_usd_per_hour)} on-demand, "
+                    f"{fmt_price(row.gpu.on_demand_usd_per_hour)} "
+                    f"{price_word(row.gpu.pricing_tier)}, "
                     f"{fmt_price(row.gpu.spot_usd_per_hour)} spot."
                 )
             else:
@@ -327,8 +328,14 @@ class HardwarePanel(FormPanel):
             plain = GuiQt.WhiteSpaceMode.WhiteSpaceNormal
             editor.setToolTip(GuiQt.convertFromPlainText(tip, plain))
 
+    def _word_price_label(self, tier: str) -> None:
+        """The first price's label says how it is billed: a 1-year rate is not 'On-demand'."""
+        label = self._labels[("hardware.gpu", "on_demand_usd_per_hour")]
+        label.setText(f"{price_label(tier)}:")
+
     def update_applicability(self, inputs: EstimateInputs) -> None:
         self._sync_picker(inputs)
+        self._word_price_label(inputs.hardware.gpu.pricing_tier)
         tr = inputs.training
         links = inputs.efficiency.communication == "links"
         self.set_row_state("efficiency", "comm_overlap", enabled=links)
