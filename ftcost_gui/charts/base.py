@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ..qt_compat import guard_refcount_leak
@@ -19,14 +20,23 @@ pg.setConfigOptions(antialias=True)  # colours come from each view's theme, not 
 AXES = ("left", "bottom")
 LEGEND_COLUMNS = 3  # a legend below the plot: at most this many columns
 LEGEND_MARGIN_PX = 12
-PLOT_CHROME_PX = (60, 70)  # a plot's axes and title around its data area (width, height)
-MIN_PLOT_PX = 90  # the least height of a plot's data area worth keeping under its legend
+PLOT_CHROME_PX = (60, 93)  # axes and title around the data area until laid out (1024×700)
+LEGEND_PAD_PX = 4  # a legend column's margins (pyqtgraph's 9 px: 10 px more for the plot)
+LEGEND_ROW_SPACING = -8  # 13 px rows of 8 pt labels (pyqtgraph's text items carry 4 px margins)
+LAYOUT_PAD_PX = 3  # around a plot with a legend column (pyqtgraph's 9 px)
+MIN_PLOT_PX = 120  # the least height of a plot's data area worth keeping under its legend
+MIN_PLOT_W_PX = 110  # the least width of a data area beside a legend column
+TITLE_ROW_PX = 30  # pyqtgraph's title row (PlotItem.setTitle)
+X_LABEL_PX = 17  # an x-axis title under the tick labels
+TITLE_WRAP_PX = 18  # a second line of it
 
 
 class PlotView(QWidget):
     """Owns one GraphicsLayoutWidget; ``exportRequested('png'|'svg')`` asks for a path."""
 
     exportRequested = Signal(str)
+    #: The x ticks name the bars (methods, scenarios): the axis title may go in a short plot.
+    SPARE_X_LABEL = False
 
     def __init__(self, title: str, parent: QWidget | None = None, legend_column: bool = False):
         super().__init__(parent)
@@ -43,10 +53,15 @@ class PlotView(QWidget):
         for side in AXES:
             self.plot_item.getAxis(side).setStyle(maxTickLevel=1)
         self._legend_inside = not legend_column
+        self._x_label_spared = False
         if legend_column:
             # Below the plot in three columns: never covers data and never clipped, even when
             # the plot is only ~300 px wide (1024-px windows).
-            self.legend = pg.LegendItem(labelTextSize="8pt", verSpacing=-6, colCount=LEGEND_COLUMNS)
+            self.legend = pg.LegendItem(
+                labelTextSize="8pt", verSpacing=LEGEND_ROW_SPACING, colCount=LEGEND_COLUMNS
+            )
+            self.legend.layout.setContentsMargins(*(LEGEND_PAD_PX,) * 4)
+            self.plot_widget.ci.layout.setContentsMargins(*(LAYOUT_PAD_PX,) * 4)
             self.plot_widget.addItem(self.legend, row=1, col=0)
             self._legend_at = (1, 0)
         else:
@@ -73,11 +88,19 @@ class PlotView(QWidget):
     def fit_legend(self) -> None:
         """A legend outside the plot goes below it (in as many columns as the width holds, 3 at
         most) or, when that leaves the plot less room, beside it in one column: neither the
-        legend nor the plot is cut in a small window, and the plot keeps the larger area."""
+        legend nor the plot is cut in a small window, and the plot keeps the larger area.
+
+        The chrome around the data area (title, axes, their labels) and the legend's frame are
+        measured from the laid-out items, not guessed: at 1024×700 a guess of 70 px for 93 px of
+        chrome left the memory chart a 66–79 px data area under its five legend rows."""
         if self._legend_inside or not self.legend.items:
             return
-        view = self.plot_widget.viewport()
-        width, height = view.width() - 2 * LEGEND_MARGIN_PX, view.height()
+        # The widget's own rect: a hidden view's viewport keeps its old size until shown.
+        view = self.plot_widget.contentsRect()
+        ci = self.plot_widget.ci.layout
+        _left, top, _right, bottom = ci.getContentsMargins()
+        width = view.width() - 2 * LEGEND_MARGIN_PX
+        height = view.height() - top - bottom - ci.verticalSpacing()  # plot and legend rows
         # Sizes from the entries' own text (the laid-out labels stretch to the legend's width).
         entries = [
             (
@@ -86,24 +109,73 @@ class PlotView(QWidget):
             )
             for sample, label in self.legend.items
         ]
-        row_h = max(h for _w, h in entries) + self.legend.layout.verticalSpacing()
+        spacing = self.legend.layout.verticalSpacing()
+        row_h = max(h for _w, h in entries) + spacing
+        frame = 2 * LEGEND_PAD_PX
 
         def size(cols: int) -> tuple[float, float]:
             widths = [max(w for w, _h in entries[i::cols]) for i in range(min(cols, len(entries)))]
-            return sum(widths), -(-len(entries) // cols) * row_h
+            return sum(widths) + frame, -(-len(entries) // cols) * row_h - spacing + frame
 
         below = next((n for n in range(LEGEND_COLUMNS, 0, -1) if size(n)[0] <= width), 1)
         below_h = size(below)[1]
-        side_w = size(1)[0]
-        plot_w, plot_h = width - PLOT_CHROME_PX[0], height - PLOT_CHROME_PX[1]
+        side_w, side_h = size(1)
+        chrome_w, chrome_h = self._chrome()
+        plot_w, plot_h = width - chrome_w, height - chrome_h
         area_below = max(0.0, plot_w) * max(0.0, plot_h - below_h)
-        area_beside = max(0.0, plot_w - side_w) * max(0.0, plot_h)
-        # Beside when that leaves the larger plot, or when below would crush it (a short window).
+        area_beside = max(0.0, plot_w - side_w) * max(0.0, plot_h - TITLE_WRAP_PX)
+        # Beside when that leaves the larger plot, or when below would crush it (a short
+        # window), as long as the plot keeps a usable width and the column fits the height.
         crushed = plot_h - below_h < MIN_PLOT_PX
-        beside = (area_beside > area_below or crushed) and side_w < width / 2
+        roomy = plot_w - side_w >= MIN_PLOT_W_PX and side_h <= height
+        beside = (area_beside > area_below or crushed) and roomy
+        # Still crushed below: a plot whose ticks name its bars spares its x-axis title.
+        self._spare_x_label(crushed and not beside and self.SPARE_X_LABEL)
         self.legend.setColumnCount(1 if beside else below)
         self._place_legend(beside)
+        self._fit_title(width - side_w if beside else width)
         self.legend.updateSize()
+
+    def _chrome(self) -> tuple[float, float]:
+        """(width, height) around the data area: axes, their titles, the title (one line), as
+        laid out (before: from the constants)."""
+        pi, vb = self.plot_item, self.view_box
+        if vb.width() <= 0 or vb.height() <= 0:  # not laid out yet
+            return PLOT_CHROME_PX
+        title = pi.titleLabel
+        extra = TITLE_WRAP_PX if "<br>" in title.text else 0.0
+        spared = X_LABEL_PX if self._x_label_spared else 0.0
+        return pi.width() - vb.width(), pi.height() - vb.height() - extra + spared
+
+    def _spare_x_label(self, spare: bool) -> None:
+        if spare == self._x_label_spared:
+            return
+        self._x_label_spared = spare
+        self.plot_item.getAxis("bottom").showLabel(not spare)
+
+    def _fit_title(self, room: float) -> None:
+        """The title on one line, or on two where one line is wider than the plot's column:
+        a title is the plot item's minimum width, and would push a legend beside it out of the
+        view."""
+        title = self.plot_item.titleLabel
+        if not title.isVisible() or not title.text:
+            return
+        line = title.text.replace("<br>", " ")
+        words = line.split(" ")
+        wrap = len(words) > 1 and QFontMetrics(title.item.font()).horizontalAdvance(line) > room
+        if wrap:
+            cut = min(
+                range(1, len(words)), key=lambda i: abs(len(" ".join(words[:i])) * 2 - len(line))
+            )
+            text = " ".join(words[:cut]) + "<br>" + " ".join(words[cut:])
+        else:
+            text = line
+        if text == title.text:
+            return
+        title.setText(text)
+        rows = 2 if wrap else 1
+        self.plot_item.layout.setRowFixedHeight(0, TITLE_ROW_PX + (rows - 1) * TITLE_WRAP_PX)
+        title.setMaximumHeight(TITLE_ROW_PX + (rows - 1) * TITLE_WRAP_PX)
 
     def _place_legend(self, beside: bool) -> None:
         where = (0, 1) if beside else (1, 0)
@@ -117,6 +189,10 @@ class PlotView(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.fit_legend()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.fit_legend()  # sized while hidden (another chart mode): lay out for the real size
 
     # --- colours --------------------------------------------------------------------------------
     def use_theme(self, theme: Theme) -> None:

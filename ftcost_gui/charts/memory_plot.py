@@ -59,11 +59,23 @@ LEGEND_LABELS = {
 MAX_BARS = 5
 LegendExtra = tuple[tuple[object, str], ...]  # (plot item, label) entries after the parts
 WIDTH = 0.6
+LINE_CLEARANCE = 0.15  # a count label this close under the memory line goes above it
+
+
+def count_label_y(total_gib: float, band: tuple[float, float] | None, line_gib: float) -> float:
+    """Where a bar's GPU count sits: above its range's top (never over the error bar) and, when
+    that is just under the GPU's memory line, above the line (never struck through by it)."""
+    y = max(total_gib, band[1] if band is not None else total_gib)
+    if line_gib * (1 - LINE_CLEARANCE) < y < line_gib:
+        return line_gib
+    return y
 
 
 class MemoryPlot(PlotView):
     """Stacked memory parts of each method (core.series.MemoryBars: full / 8-bit / LoRA / QLoRA,
     and the current method when it is another), on the current GPU count."""
+
+    SPARE_X_LABEL = True  # the ticks name the methods; the tooltip says what '*' is
 
     def __init__(self, parent: QWidget | None = None):
         # The legend sits below the plot so it never covers a bar, at any window width.
@@ -73,9 +85,9 @@ class MemoryPlot(PlotView):
         pi.setLabel("bottom", "Method (* = current)")
         self.plot_widget.setToolTip(
             f"Each method's memory per GPU on the current scenario's GPU count: {PLOT_STACK}; "
-            "above each bar, the GPUs that method needs. The error bar on a bar: its memory "
-            "range, low (no row longer than the data's longest sequence) to high (the allocator "
-            "at its measured worst)."
+            "* marks the current method; above each bar, the GPUs that method needs. The error "
+            "bar on a bar: its memory range, low (no row longer than the data's longest "
+            "sequence) to high (the allocator at its measured worst)."
         )
         pi.setMouseEnabled(x=False, y=False)
         self.bars: dict[str, pg.BarGraphItem] = {}
@@ -194,7 +206,7 @@ class MemoryPlot(PlotView):
                 if methods[i] == method:
                     text = f"▶ {text}"
                 label.setText(text)
-                label.setPos(x[i], totals[i])
+                label.setPos(x[i], count_label_y(totals[i], bars.ranges_gib[i], total))
                 label.setVisible(True)
             else:
                 label.setVisible(False)

@@ -18,7 +18,7 @@ from ..core.series import ScenarioSeries
 from ..core.units import fmt_usd
 from ..present.memory_texts import PLOT_TITLE_SCENARIOS
 from .cost_plot import BAND, CostPlot
-from .memory_plot import WIDTH, MemoryPlot
+from .memory_plot import WIDTH, MemoryPlot, count_label_y
 from .theme import Theme
 
 # Okabe-Ito: distinct for colour-blind readers; past eight the line style changes too. INK is
@@ -103,7 +103,8 @@ class ScenarioMemoryPlot(MemoryPlot):
         pi.setTitle(PLOT_TITLE_SCENARIOS)
         pi.setLabel("bottom", "Scenario (▶ = selected)")
         self.plot_widget.setToolTip(
-            "Each scenario's memory per GPU on its own GPU count (above each bar); the error bar: "
+            "Each scenario's memory per GPU on its own GPU count (above each bar; ▶: the selected "
+            "scenario); the error bar: "
             "its memory range, low (the data's longest row) to high (the allocator at its worst)."
         )
         self.usable_marks = pg.PlotDataItem([], [], connect="pairs")
@@ -186,7 +187,7 @@ class ScenarioMemoryPlot(MemoryPlot):
                 if i == active:
                     text = f"▶ {text}"
                 label.setText(text)
-                label.setPos(x[i], totals[i])
+                label.setPos(x[i], count_label_y(totals[i], bars.ranges_gib[i], capacity[i]))
                 label.setVisible(True)
             else:
                 label.setVisible(False)

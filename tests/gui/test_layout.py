@@ -162,3 +162,43 @@ def test_start_up_messages_never_draw_over_the_summary(qtbot, tmp_path):
     window.statusBar().clearMessage()
     assert window.summary_label.isVisible()
     assert window.summary_label.text()
+
+
+# The memory chart's data area at 1024×700 (ux, session 4): its legend below took 5–7 rows and
+# left 66–79 px of a 271 px plot (6 px for the RL project by method after a mode switch, the legend
+# laid out while hidden). Now: 116–221 px, the x-axis title spared when the plot is short.
+MIN_DATA_PX = 100
+MIN_DATA_SHARE = 0.4
+
+
+@pytest.mark.parametrize("example", [None, *EXAMPLES], ids=lambda p: p.stem if p else "first")
+def test_the_memory_chart_keeps_a_usable_height_at_1024x700(qtbot, example):
+    window = build_window(build_plots_now=True)
+    qtbot.addWidget(window)
+    if example is not None:
+        window.files.load_path(example)
+    window.resize(1024, 700)
+    window.show()
+    qtbot.waitExposed(window)
+    _settle(qtbot)
+    for mode in ("method", "scenarios", "method"):  # back again: laid out while hidden
+        window.charts.set_mode(mode)
+        _settle(qtbot)
+        plot = window.charts.visible_plot("memory")
+        shown = plot.plot_widget.viewport().height()
+        data = plot.view_box.sceneBoundingRect().height()
+        where = f"{mode}: {data:.0f} px of {shown}"
+        assert data >= MIN_DATA_PX and data >= MIN_DATA_SHARE * shown, where
+        assert_plot_not_cut(plot)
+        legend = plot.legend.sceneBoundingRect()
+        assert not legend.intersects(plot.view_box.sceneBoundingRect()), where
+
+
+def test_a_gpu_count_is_never_struck_through_by_the_memory_line():
+    from ftcost_gui.charts.memory_plot import count_label_y
+
+    assert count_label_y(75.3, (70.0, 88.0), 79.6) == 88.0  # above its range's top
+    assert count_label_y(75.3, None, 79.6) == 79.6  # 5% under the line: above the line
+    assert count_label_y(60.0, (55.0, 70.0), 79.6) == 79.6  # its range's top 12% under it
+    assert count_label_y(30.0, None, 79.6) == 30.0  # well under it: on the bar
+    assert count_label_y(90.0, None, 79.6) == 90.0  # over it (does not fit): on the bar
