@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # Qt is imported when the window starts, not with this module
     from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
 
     from .store import EstimateStore
     from .window.main_window import MainWindow
@@ -83,10 +84,18 @@ def build_window(
     return window
 
 
-def main(argv: Sequence[str] | None = None, started: float | None = None) -> int:
-    """Start the window; ``argv[1]`` (if given) is an estimate file to open."""
-    started = time.perf_counter() if started is None else started
+def _import_qt_free_modules() -> None:
+    """The core, pydantic and the texts before PySide6: PySide6 hooks every import made after
+    it (signature and enum support), which costs ~20 ms of start-up for these modules alone
+    (benchmarks/bench_gui.py); nothing here imports Qt."""
+    from ..core import estimate, series  # noqa: F401
+    from ..present import figures  # noqa: F401
+
+
+def start(argv: Sequence[str] | None = None) -> tuple[QApplication, MainWindow]:
+    """The application and its window, not yet shown (``main``; benchmarks/bench_gui.py)."""
     argv = list(sys.argv if argv is None else argv)
+    _import_qt_free_modules()
     from PySide6.QtWidgets import QApplication
 
     from .. import __version__
@@ -101,10 +110,18 @@ def main(argv: Sequence[str] | None = None, started: float | None = None) -> int
 
     app.setWindowIcon(app_icon())
     window = build_window()
-    open_files_from_the_desktop(app, window)
+    if sys.platform == "darwin":  # only macOS opens files by event (elsewhere: argv); the
+        open_files_from_the_desktop(app, window)  # filter sees every event of the application
     files = [a for a in argv[1:] if not a.startswith("-")]
     if files:
         window.files.load_path(files[0])
+    return app, window
+
+
+def main(argv: Sequence[str] | None = None, started: float | None = None) -> int:
+    """Start the window; ``argv[1]`` (if given) is an estimate file to open."""
+    started = time.perf_counter() if started is None else started
+    app, window = start(argv)
     if os.environ.get(SMOKE_ENV) == "1":
         _exit_after_first_paint(app, window, started)
     window.show()

@@ -98,10 +98,17 @@ def headings(markdown: str) -> list[Heading]:
     return out
 
 
+@cache
+def _page_headings(page: str) -> tuple[Heading, ...]:
+    # A shipped page does not change while the window runs; every form row with a glossary
+    # term asks for an anchor at start-up (65 reads and parses of the same pages otherwise).
+    return tuple(headings(read_page(page)))
+
+
 def anchor_for(page: str, heading_start: str, markdown: str | None = None) -> str:
     """The anchor of the first heading of ``page`` that starts with ``heading_start``."""
-    text = read_page(page) if markdown is None else markdown
-    for h in headings(text):
+    found = _page_headings(page) if markdown is None else headings(markdown)
+    for h in found:
         if h.text.startswith(heading_start):
             return h.anchor
     raise KeyError(f"no heading starting {heading_start!r} in {page}")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
 from ..services import ActionSpec, WindowServices
-from .dialog import MeasureDatasetDialog
+
+if TYPE_CHECKING:  # the dialog draws a histogram (pyqtgraph): imported when first opened
+    from .dialog import MeasureDatasetDialog
 
 SETTINGS_KEY = "dataset/last_dir"
 
@@ -32,6 +35,8 @@ class DatasetActions(QObject):
 
     def open_dialog(self) -> MeasureDatasetDialog:
         if self.dialog is None:
+            from .dialog import MeasureDatasetDialog
+
             settings = self.services.settings
             start = str(settings.value(SETTINGS_KEY, "", type=str)) or str(Path.home())
             self.dialog = MeasureDatasetDialog(

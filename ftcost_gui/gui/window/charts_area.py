@@ -82,7 +82,8 @@ class ChartsArea(QWidget):
         lay.addLayout(mode_row)
         lay.addWidget(self.charts_stack, 1)
         self.chart_mode.currentIndexChanged.connect(self._on_mode)
-        store.outcomeChanged.connect(self._refresh)
+        self._due = False  # the store's outcomes changed since the plots were last drawn
+        store.outcomeChanged.connect(self._on_outcome)
         store.resultsChanged.connect(self._on_results)
         store.recomputed.connect(self._settle)
 
@@ -167,9 +168,15 @@ class ChartsArea(QWidget):
         super().showEvent(event)
         self._refresh()
 
+    # An edit draws the plots once, when every view has its figures (``_settle``): the selected
+    # outcome and the scenarios' results arrive as two signals of one recompute.
+    def _on_outcome(self, _outcome: object) -> None:
+        self._due = True
+
     def _on_results(self, _results: object) -> None:
         self._show_mode()
-        self._refresh()
+        if self.mode() == "scenarios":  # every scenario's figures; by method: the outcome's
+            self._due = True
 
     def _refresh(self, *_args: object, shown: bool = True) -> None:
         if shown and not self.isVisible():
@@ -192,6 +199,9 @@ class ChartsArea(QWidget):
     def _settle(self) -> None:
         """Once every view has its new figures: each plot's changes reach the screen in one
         paint, together with the headline's (charts/base.PlotView.settle)."""
+        if self._due:
+            self._due = False
+            self._refresh()
         # Layouts first: a label whose text changed re-lays its card out, and a layout activated
         # after the paint would paint those labels a second time. Each round settles one level
         # of widgets (a changed size hint asks the parent next); the window is not deeper.

@@ -1,0 +1,46 @@
+"""What the application loads before its first paint, and in which order (issue 17: start-up).
+
+The figures live in benchmarks/bench_gui.py; these tests pin the choices that make them: no plot
+library before the window is on screen (every add-on included), the Qt-free modules before
+PySide6, and the plots built after the first paint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+CHILD = r"""
+import json, sys
+from ftcost_gui.gui.app import start
+app, window = start(sys.argv[:1])
+loaded = list(sys.modules)
+before_show = {m: m in sys.modules for m in ("pyqtgraph", "numpy")}
+window.show()
+app.processEvents()  # the first paint; the plots follow it on a zero timer
+plots_after_paint = window.charts.memory_plot is None
+for _ in range(5):
+    app.processEvents()
+print(json.dumps({
+    "before_show": before_show,
+    "order": [loaded.index(m) for m in ("ftcost_gui.core.estimate", "PySide6.QtWidgets")],
+    "plots_after_paint": plots_after_paint,
+    "plots_built": window.charts.memory_plot is not None,
+}))
+window.store.set_dirty(False)
+"""
+
+
+def test_start_loads_the_core_before_qt_and_no_plot_library_before_the_first_paint(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FTCOST_CONFIG_DIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD], capture_output=True, text=True, check=True, env=env
+    )
+    got = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
+    # Every add-on (dataset dialog, plan tabs, catalogs, help) waits with pyqtgraph and numpy.
+    assert got["before_show"] == {"pyqtgraph": False, "numpy": False}
+    core, qt = got["order"]
+    assert core < qt  # PySide6 hooks each import made after it
+    assert got["plots_after_paint"] and got["plots_built"]
