@@ -88,7 +88,7 @@ def _import_qt_free_modules() -> None:
     """The core, pydantic and the texts before PySide6: PySide6 hooks every import made after
     it (signature and enum support), which costs ~20 ms of start-up for these modules alone
     (benchmarks/bench_gui.py); nothing here imports Qt."""
-    from ..core import estimate, series  # noqa: F401
+    from ..core import inputs, series  # noqa: F401  (series estimates: core.estimate too)
     from ..present import figures  # noqa: F401
 
 
