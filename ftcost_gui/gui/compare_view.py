@@ -45,16 +45,46 @@ BEST_TINT = 0.14  # the best cells' shade: the theme's green over the table's ba
 FITS_ROW = "Fits in memory"
 LINES_ROLE = Qt.ItemDataRole.UserRole + 1  # (value text, delta text)
 PAD = 6
+FEW_COLUMNS = 8  # at most this many changed scenarios are repainted cell by cell
+# Looked up once: each enum access costs a Python call per cell painted.
+_HAS_DISPLAY = QStyleOptionViewItem.ViewItemFeature.HasDisplay
+_ITEM = QStyle.ControlElement.CE_ItemViewItem
+_SELECTED = QStyle.StateFlag.State_Selected
+_TEXT, _HIGHLIGHTED_TEXT = QPalette.ColorRole.Text, QPalette.ColorRole.HighlightedText
+_TOP_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
 class TwoLineDelegate(QStyledItemDelegate):
-    """The value (bold when best) over the difference to the baseline in a smaller, muted font."""
+    """The value (bold when best) over the difference to the baseline in a smaller, muted font.
+
+    An edit of the baseline repaints every cell on screen (~350 at 1920 px), so ``paint`` reads
+    the ``ComparisonModel`` directly (not ten item roles through Qt per cell) and keeps fonts and
+    metrics per table font; what it draws is what ``initStyleOption`` + the style would draw."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._by_font: dict[str, tuple[QFont, int, int]] = {}
 
     def _fonts(self, option: QStyleOptionViewItem, index: QModelIndex) -> tuple[QFont, QFont]:
         value_font = QFont(index.data(Qt.ItemDataRole.FontRole) or option.font)
-        delta_font = QFont(option.font)
-        delta_font.setPointSizeF(max(6.0, option.font.pointSizeF() * 0.88))
-        return value_font, delta_font
+        return value_font, self._delta_font(option.font)[0]
+
+    def _delta_font(self, font: QFont) -> tuple[QFont, int, int]:
+        """The delta line's font, and the heights of the value line (plain, bold) over it."""
+        key = font.key()
+        kept = self._by_font.get(key)
+        if kept is None:
+            delta = QFont(font)
+            delta.setPointSizeF(max(6.0, font.pointSizeF() * 0.88))
+            bold = QFont()  # ComparisonModel's bold (FontRole)
+            bold.setBold(True)
+            kept = self._by_font[key] = (
+                delta,
+                QFontMetrics(font).height(),
+                QFontMetrics(bold).height(),
+            )
+        return kept
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         lines = index.data(LINES_ROLE)
@@ -68,42 +98,41 @@ class TwoLineDelegate(QStyledItemDelegate):
         return QSize(w, h)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        lines = index.data(LINES_ROLE)
-        if not lines:
+        model = index.model()
+        if not isinstance(model, ComparisonModel) or model.table is None:
             super().paint(painter, option, index)
             return
+        row, col = index.row(), index.column()
+        value, delta = model.text(row, col)
+        best = model.is_best(row, col)
         opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.text = ""
+        opt.features |= _HAS_DISPLAY  # as initStyleOption
+        if best:
+            opt.backgroundBrush = model.best_brush
         style = opt.widget.style() if opt.widget else QApplication.style()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
-        value, delta = lines
-        value_font, delta_font = self._fonts(option, index)
-        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
-        role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        style.drawControl(_ITEM, opt, painter, opt.widget)
+        delta_font, plain_h, bold_h = self._delta_font(option.font)
+        value_h = bold_h if best else plain_h
+        selected = bool(opt.state & _SELECTED)
+        ink = opt.palette.color(_HIGHLIGHTED_TEXT if selected else _TEXT)
         rect = opt.rect.adjusted(PAD, PAD // 2, -PAD, -PAD // 2)
-        fm_v = QFontMetrics(value_font)
-        align = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop
         painter.save()
-        painter.setFont(value_font)
-        fg = index.data(Qt.ItemDataRole.ForegroundRole)
-        painter.setPen(
-            fg.color() if isinstance(fg, QBrush) and not selected else opt.palette.color(role)
-        )
+        painter.setFont(model.bold if best else option.font)
+        bad = row == 0 and not model.table.fits[col]
+        painter.setPen(model.bad_brush.color() if bad and not selected else ink)
         if not delta:
-            align = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-            painter.drawText(rect, align, value)
+            painter.drawText(rect, RIGHT, value)
         else:
             painter.drawText(
-                QRect(rect.left(), rect.top(), rect.width(), fm_v.height()), align, value
+                QRect(rect.left(), rect.top(), rect.width(), value_h), _TOP_RIGHT, value
             )
             painter.setFont(delta_font)
-            muted = QColor(opt.palette.color(role))
+            muted = QColor(ink)
             if not selected:
                 muted.setAlpha(185)
             painter.setPen(muted)
-            below = QRect(rect.left(), rect.top() + fm_v.height(), rect.width(), rect.height())
-            painter.drawText(below, align, delta)
+            below = QRect(rect.left(), rect.top() + value_h, rect.width(), rect.height())
+            painter.drawText(below, _TOP_RIGHT, delta)
         painter.restore()
 
 
@@ -121,11 +150,37 @@ def row_heights(font: QFont, metrics: int, deltas: bool) -> list[int]:
 
 
 ANY_INDEX = QModelIndex | QPersistentModelIndex
-RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
 def _shape(t: ComparisonTable | None) -> tuple[int, int]:
     return (0, 0) if t is None else (len(t.labels) + 1, len(t.names))
+
+
+def changed_columns(old: ComparisonTable | None, new: ComparisonTable) -> list[int]:
+    """The scenarios (columns) whose header or any cell differs between two tables of one
+    shape: a cell is its value, delta and best mark (``ComparisonTable.cell``)."""
+    n = len(new.names)
+    if old is None or old.baseline != new.baseline or old.keys != new.keys:
+        return list(range(n))
+    changed = {j for j in range(n) if old.names[j] != new.names[j] or old.fits[j] != new.fits[j]}
+    for a, b in zip(old.rows, new.rows, strict=True):
+        if a.best != b.best:
+            changed.update(set(a.best) ^ set(b.best))
+        for seq_a, seq_b in ((a.values, b.values), (a.deltas, b.deltas), (a.ratios, b.ratios)):
+            if seq_a != seq_b:
+                changed.update(j for j in range(n) if seq_a[j] != seq_b[j])
+    return sorted(changed)
+
+
+def _runs(columns: list[int]) -> list[tuple[int, int]]:
+    """Consecutive columns as (first, last) ranges."""
+    runs: list[tuple[int, int]] = []
+    for j in columns:
+        if runs and runs[-1][1] == j - 1:
+            runs[-1] = (runs[-1][0], j)
+        else:
+            runs.append((j, j))
+    return runs
 
 
 class ComparisonModel(QAbstractTableModel):
@@ -140,6 +195,18 @@ class ComparisonModel(QAbstractTableModel):
         self._bold.setBold(True)
         self._best_bg = self._bad_fg = QBrush()
 
+    @property
+    def bold(self) -> QFont:
+        return self._bold
+
+    @property
+    def best_brush(self) -> QBrush:
+        return self._best_bg
+
+    @property
+    def bad_brush(self) -> QBrush:
+        return self._bad_fg
+
     def set_colours(self, best_background: QColor, bad_foreground: QColor) -> None:
         """The best cells' shade and the 'does not fit' text colour (from the palette)."""
         self._best_bg, self._bad_fg = QBrush(best_background), QBrush(bad_foreground)
@@ -153,11 +220,29 @@ class ComparisonModel(QAbstractTableModel):
             self.endResetModel()
             return
         self.table = table
-        if table is not None and table.names:
-            last = self.index(self.rowCount() - 1, self.columnCount() - 1)
-            self.dataChanged.emit(self.index(0, 0), last)
-            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.columnCount() - 1)
-            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
+        if table is None or not table.names:
+            return
+        bottom, right = self.rowCount() - 1, self.columnCount() - 1
+        # Headers only where their text changed: a header told of any change re-sizes its
+        # stretched sections later and the table repaints everything on screen once more.
+        if old is None or old.labels != table.labels:
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, bottom)
+        if old is None or old.baseline != table.baseline or len(old.names) != len(table.names):
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, right)
+        else:
+            for first, last in _runs([j for j, n in enumerate(table.names) if old.names[j] != n]):
+                self.headerDataChanged.emit(Qt.Orientation.Horizontal, first, last)
+        # Only the scenarios whose cells changed are repainted: an edit of one scenario repaints
+        # its column (and those whose best mark moved), not every cell on screen; cell by cell,
+        # since a view repaints its whole viewport for a range of cells.
+        columns = changed_columns(old, table)
+        if len(columns) > FEW_COLUMNS:
+            self.dataChanged.emit(self.index(0, 0), self.index(bottom, right))
+            return
+        for col in columns:
+            for row in range(bottom + 1):
+                index = self.index(row, col)
+                self.dataChanged.emit(index, index)
 
     def rowCount(self, parent: ANY_INDEX = QModelIndex()) -> int:  # noqa: B008
         t = self.table

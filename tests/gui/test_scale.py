@@ -100,6 +100,23 @@ def test_an_edit_with_the_compare_tab_on_screen_is_linear_in_scenarios(window, w
     assert per_size[40]["cells"] <= 10 * per_size[4]["cells"]
 
 
+def test_an_edit_of_a_scenario_that_is_not_the_baseline_repaints_its_column_only(window, work):
+    """Its values and its deltas change, no other scenario's cell (the best stays where it is):
+    the table repaints one column, not every cell on screen (the cells worded are those
+    painted: each table words its cells when the view asks)."""
+    window.store.set_document(_document(window.store.inputs, 40))
+    window.store.select_scenario(3)
+    window.results.show_tab(window.results.compare)
+    QApplication.processEvents()
+    table = window.results.compare.table
+    assert table.columnViewportPosition(3) >= 0  # on screen
+    _one_edit(window, work, 1.1)  # the first edit after the tab was shown lays the table out
+    got = _one_edit(window, work, 1.37)
+    rows = len(window.results.compare.comparison.labels)
+    assert got["plan"] == 1 and got["tables"] == 1
+    assert 0 < got["cells"] <= rows  # S3's column (the fits row is not a worded cell)
+
+
 def test_an_edit_with_the_scenario_charts_on_screen_redraws_one_curve(window, work):
     per_size = {}
     for n in SIZES:
