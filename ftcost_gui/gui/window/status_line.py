@@ -35,12 +35,6 @@ class SummaryLine(QLabel):
         hint = super().minimumSizeHint()
         return QSize(self.fontMetrics().horizontalAdvance("…") * 4, hint.height())
 
-    def sizeHint(self) -> QSize:
-        # Not the text's width: the line takes the bar's free width anyway (stretch), and a hint
-        # that followed the text re-laid the window out on every edit, repainting the results.
-        hint = super().sizeHint()
-        return QSize(self.minimumSizeHint().width(), hint.height())
-
     def shown_text(self) -> str:
         """What is painted: the text elided to the label's width."""
         width = self.contentsRect().width()
