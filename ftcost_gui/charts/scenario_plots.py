@@ -11,6 +11,7 @@ from contextlib import contextmanager
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import QWidget
 
 from ..core.results import MEMORY_PART_LABELS
@@ -53,6 +54,13 @@ def _once(obj: object, method: str) -> Iterator[None]:
         delattr(obj, method)
         if asked:
             getattr(obj, method)()
+
+
+def _curve(plot_item: pg.PlotItem) -> pg.PlotCurveItem:
+    """An empty curve added to the plot (``PlotItem.plot`` makes a PlotDataItem)."""
+    item = pg.PlotCurveItem()
+    plot_item.addItem(item)
+    return item
 
 
 def scenario_color(i: int, theme: Theme | None = None) -> str:
@@ -223,9 +231,13 @@ class ScenarioCostPlot(CostPlot):
         for item in (self.od_curve, self.spot_curve, self.marker):
             pi.removeItem(item)
         self.legend.clear()
-        self.curves: list[pg.PlotDataItem] = []  # one per scenario, kept between calls
-        self.spot_curves: list[pg.PlotDataItem] = []  # the scenarios' that have a spot price
-        self._spot_items: list[pg.PlotDataItem | None] = []  # per scenario
+        # Plain curves (not PlotDataItems: no scatter child, no data pipeline per paint): one
+        # per scenario and one per spot price, kept between calls (issue 17).
+        self.curves: list[pg.PlotCurveItem] = []  # one per scenario, kept between calls
+        self.spot_curves: list[pg.PlotCurveItem] = []  # the scenarios' that have a spot price
+        self._spot_items: list[pg.PlotCurveItem | None] = []  # per scenario
+        self._brushes: dict[str, QBrush] = {}  # marker brush per colour, reused (its symbol
+        # is rendered once per brush: pyqtgraph caches symbols by the brush object)
         self._drawn_as: list[tuple[object, object]] = []  # per scenario: (its curve, its look)
         self.markers = pg.ScatterPlotItem(size=10)
         pi.addItem(self.markers)
@@ -288,7 +300,7 @@ class ScenarioCostPlot(CostPlot):
             label = ("▶ " if i == active else "") + short_name(name, 28)
             look = (color, i == active, label)
             if i == len(self.curves):  # a new scenario: a new curve and legend entry
-                item = pi.plot([], [])
+                item = _curve(pi)
                 item.opts["name"] = label
                 legend.addItem(item, label)
                 self.curves.append(item)
@@ -306,7 +318,7 @@ class ScenarioCostPlot(CostPlot):
                     self._spot_items[i] = spot_item = None
                 elif spot is not None:
                     if spot_item is None:
-                        spot_item = self._spot_items[i] = pi.plot([], [])
+                        spot_item = self._spot_items[i] = _curve(pi)
                         was_look = (None, None, was_look and was_look[2])  # its pen too
                     spot_item.setData(self.x, spot)
             else:
@@ -330,9 +342,10 @@ class ScenarioCostPlot(CostPlot):
             spots.append(spot)
             if spot is not None:
                 ymax = max(ymax, float(spot.max()))
-            spots_data.append(
-                {"pos": (now.mfu_pct, now.on_demand_usd), "brush": pg.mkBrush(color), "symbol": "o"}
-            )
+            brush = self._brushes.get(color)
+            if brush is None:
+                brush = self._brushes[color] = pg.mkBrush(color)
+            spots_data.append((now.mfu_pct, now.on_demand_usd, brush))
             ymax = max(ymax, float(od.max()), now.on_demand_usd)
         self.ods, self.spots = ods, spots
         self.names = tuple(names)
@@ -341,7 +354,12 @@ class ScenarioCostPlot(CostPlot):
             legend.addItem(self.spot_key, "spot (dashed)")
         elif key_shown and not self.spot_curves:
             legend.removeItem(self.spot_key)
-        self.markers.setData(spots_data)
+        self.markers.setData(
+            x=[x for x, _y, _b in spots_data],
+            y=[y for _x, y, _b in spots_data],
+            brush=[b for _x, _y, b in spots_data],
+            symbol="o",
+        )
         mfus = [now.mfu_pct for now in series.now] or [40.0]
         xmin, xmax = min(8.0, min(mfus) - 2), max(62.0, max(mfus) + 2)
         pi.setXRange(xmin, xmax, padding=0)

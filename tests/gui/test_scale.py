@@ -47,10 +47,11 @@ def _document(inputs, n: int) -> EstimateDocument:
 @pytest.fixture
 def work(monkeypatch, counted):
     """Estimates (``counted``), comparison tables built, cells worded, curves given new data."""
-    tables, cell, set_data = (
+    tables, cell, set_data, curve_data = (
         compare_view.comparison_table,
         ComparisonTable.cell,
         pg.PlotDataItem.setData,
+        pg.PlotCurveItem.setData,
     )
 
     def counting_table(*args, **kwargs):
@@ -65,10 +66,16 @@ def work(monkeypatch, counted):
         counted["curves"] += 1
         return set_data(self, *args, **kwargs)
 
+    def counting_curve_data(self, *args, **kwargs):
+        if not isinstance(self.parentItem(), pg.PlotDataItem):  # counted as its PlotDataItem
+            counted["curves"] += 1
+        return curve_data(self, *args, **kwargs)
+
     counted.update(tables=0, cells=0, curves=0)
     monkeypatch.setattr(compare_view, "comparison_table", counting_table)
     monkeypatch.setattr(ComparisonTable, "cell", counting_cell)
     monkeypatch.setattr(pg.PlotDataItem, "setData", counting_set_data)
+    monkeypatch.setattr(pg.PlotCurveItem, "setData", counting_curve_data)
     return counted
 
 
