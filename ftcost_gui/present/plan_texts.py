@@ -101,7 +101,7 @@ class PlanCells:
     cost: str
     wall: str
     gpus: str  # held (rented + rollout GPUs)
-    memory: str  # per GPU, of usable
+    memory: str  # per GPU: device total of the GPU's memory (present/memory_texts.py)
     mfu: str
     why: str
 
@@ -124,7 +124,7 @@ def plan_cells(search: PlanSearch) -> list[PlanCells]:
                 cost=fmt_cost(o.cost_usd),
                 wall=hours(o.wall_s),
                 gpus=str(o.held_gpus),
-                memory=f"{fmt_gib(mem.total_bytes)} of {fmt_gib(mem.usable_bytes)}",
+                memory=f"{fmt_gib(mem.total_bytes)} of {fmt_gib(mem.capacity_bytes)}",
                 mfu=mfu,
                 why=why_on_front(search, o),
             )
@@ -236,8 +236,9 @@ def main_risk(search: PlanSearch, o: PlanOption) -> str:
     if r.layout.memory_status == "near_limit":
         free = r.memory.headroom_bytes
         return (
-            f"memory — only {fmt_gib(free)} of {fmt_gib(r.memory.usable_bytes)} per GPU is "
-            "left: a longer batch or allocator fragmentation can run out of memory"
+            f"memory — the device total leaves only {fmt_gib(free)} of the GPU's "
+            f"{fmt_gib(r.memory.capacity_bytes)} free: a longer batch or allocator fragmentation "
+            "can run out of memory"
         )
     od = r.cost.on_demand_usd
     slow = r.cost.high_usd / od if od > 0 else 1.0  # the low MFU's factor on time and cost

@@ -8,7 +8,7 @@ from functools import cache
 
 from ftcost_gui.core.compare import offer
 from ftcost_gui.core.plan_space import PlanConstraints
-from ftcost_gui.core.units import fmt_usd
+from ftcost_gui.core.units import fmt_gib, fmt_usd
 from ftcost_gui.io.resources import builtin_catalog
 from ftcost_gui.present.blocks import inline_text
 from ftcost_gui.present.plan_texts import (
@@ -16,6 +16,7 @@ from ftcost_gui.present.plan_texts import (
     gpu_verdict_text,
     hours,
     main_risk,
+    plan_cells,
     recommendation,
     why_on_front,
 )
@@ -88,3 +89,21 @@ def test_no_plan_meets_the_constraints():
     assert s.best is None
     text = inline_text(recommendation(s))
     assert text.startswith("No plan meets the constraints: ")
+
+
+def test_memory_cell_and_risk_compare_the_device_total_with_the_gpus_memory():
+    s = section().search
+    o = s.front[0]
+    mem = o.plan.memory
+    assert plan_cells(s)[0].memory == f"{fmt_gib(mem.total_bytes)} of {fmt_gib(mem.capacity_bytes)}"
+    r = o.result
+    assert r is not None
+    near = r.model_copy(
+        update={"layout": r.layout.model_copy(update={"memory_status": "near_limit"})}
+    )
+    risk = main_risk(s, replace(o, result=near))
+    cap = fmt_gib(r.memory.capacity_bytes)
+    assert risk.startswith(
+        f"memory — the device total leaves only {fmt_gib(r.memory.headroom_bytes)}"
+    )
+    assert f"of the GPU's {cap} free" in risk and "usable" not in risk
