@@ -146,10 +146,36 @@ def compare(record: dict[str, Any]) -> list[Row]:
 def backward_peak_bytes(mem: Any, inputs: EstimateInputs) -> float:
     """The core's allocated bytes above the weights at the backward's peak: what the forward
     saved, plus the larger of the loss path's transient and one recomputed layer (memory.py)."""
-    from ftcost_gui.core.memory_step import MemoryInputs, logits_bytes
+    from ftcost_gui.core.memory_step import MemoryInputs, activations, logits_bytes
 
-    transient = max(mem.activations_working_bytes, logits_bytes(MemoryInputs.of(inputs)))
-    return float(mem.activations_saved_bytes + transient)
+    mi = MemoryInputs.of(inputs)
+    act = activations(mi)
+    recompute = act.working_bytes - act.loss_freed_bytes if act.working_bytes else 0.0
+    if recompute > logits_bytes(mi):
+        recompute += cpu_promotion_bytes(mi)
+    return float(mem.activations_saved_bytes + max(recompute, logits_bytes(mi)))
+
+
+def cpu_promotion_bytes(mi: Any) -> float:
+    """A CPU-only temporary the records include and a GPU does not allocate: PEFT adds the fp32
+    LoRA output to the bf16 base output, and on the CPU TensorIterator promotes the bf16 input
+    through a temporary fp32 copy (ATen TensorIterator compute_types: 'Creates temporaries for
+    CPU operations ... Promotes inputs by creating temporaries of the correct dtype'; CUDA
+    kernels cast while loading). At the up station (core/recompute.py) that is 4 B per token per
+    output column of the adapted up projection (validation/backward_trace.py)."""
+    from ftcost_gui.core.memory_step import activation_inventory, lora_acts
+    from ftcost_gui.core.recompute import up_width
+
+    lora = lora_acts(mi.training)
+    inv = activation_inventory(mi)
+    tokens = mi.rows * mi.seq_len
+    if lora is None or lora.adapter_bytes == 2 or not inv.recompute:
+        return 0.0
+    peak = max(inv.recompute, key=lambda st: sum(s.bytes_per_token * tokens + s.fixed_bytes
+                                                  for s in st))  # fmt: skip
+    if not any(s.name.startswith("up projection's base output") for s in peak):
+        return 0.0
+    return 4.0 * up_width(mi.model, lora) * tokens
 
 
 def saved_bytes(mem: Any, tokens: int, vocab: int) -> float:

@@ -36,6 +36,7 @@ copy for backward — per layer, whatever the number of tokens (``Saved.fixed_by
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from .architecture import ModelSpec
@@ -334,11 +335,11 @@ def outside_inventory(
     return out
 
 
-def total(items: list[Saved]) -> float:
+def total(items: Iterable[Saved]) -> float:
     """Bytes per token of the tensors (fixed per-layer bytes apart: ``fixed``)."""
     return sum(s.bytes_per_token for s in items)
 
 
-def fixed(items: list[Saved]) -> float:
+def fixed(items: Iterable[Saved]) -> float:
     """Bytes per layer whatever the tokens (PEFT's merged expert weights)."""
     return sum(s.fixed_bytes for s in items)

@@ -113,10 +113,11 @@ class MemoryModel:
 
     The peak is the larger of two moments of a step (the allocator timelines of the measured
     records, docs/data/measured/): **backward** — persistent state, everything the forward saved,
-    and the larger of the loss path's transient and one recomputed layer (the loss path is done
-    before the first layer is recomputed); parameter gradients are not there yet (zero_grad sets
-    them to None) unless gradients accumulate over micro-batches — and the **optimizer step** —
-    persistent state, every gradient and the optimizer's temporaries (no activations).
+    and the larger of the loss path's transient and one recomputed layer at its peak (the loss
+    path is done, and its saved tensors freed, before the first layer is recomputed); parameter
+    gradients are not there yet (zero_grad sets them to None) unless gradients accumulate over
+    micro-batches — and the **optimizer step** — persistent state, every gradient and the
+    optimizer's temporaries (no activations).
     """
 
     weights: float
@@ -155,6 +156,17 @@ class MemoryModel:
     allocator_efficiency: float = 0.85
     optimizer_temporaries: float = 0.0  # AdamW foreach: a copy of the parameters it steps
     accumulating: bool = False  # gradient accumulation: gradients live through the backward
+    # Checkpointing: the loss path's saved tensors, freed before the first layer is recomputed
+    # (recompute.py): the recomputed layer's moment holds saved − these + working.
+    activations_loss_freed: float = 0.0
+
+    @property
+    def recompute_moment(self) -> float:
+        """Bytes beyond the saved activations while a layer is recomputed (0 without
+        checkpointing): its working set, less what the loss path freed before it."""
+        if not self.activations_working:
+            return 0.0
+        return self.activations_working - self.activations_loss_freed
 
     def phase_parts(self, n: int, phase: str) -> dict[str, float]:
         """Per-GPU bytes of each part on n data-parallel GPUs at one moment of the step."""
@@ -184,15 +196,15 @@ class MemoryModel:
         grads = 1.0 if step or self.accumulating else 0.0
         if step:
             activations = logits = 0.0
-        elif self.activations_working > self.logits:  # checkpointing: a recomputed layer
-            activations, logits = self.activations_saved + self.activations_working, 0.0
+        elif self.recompute_moment > self.logits:  # checkpointing: a recomputed layer
+            activations, logits = self.activations_saved + self.recompute_moment, 0.0
         else:
             activations, logits = self.activations_saved, self.logits
         kv = self.rollout_kv
         if self.gen_seqs:
             gathered = self.gen_gather * (1 - 1 / n) if multi and s == "zero3" else 0.0
             peak = gathered + min(self.gen_seqs / n, self.gen_max_seqs) * self.gen_kv_per_seq
-            train = self.activations_saved + max(self.activations_working, self.logits)
+            train = self.activations_saved + max(self.recompute_moment, self.logits)
             kv += max(0.0, peak - train)
         return (
             self.weights / w_div,  # weights

@@ -34,6 +34,7 @@ from .memory import (
 )
 from .objective import ObjectiveSpec
 from .params import Adapters
+from .recompute import loss_freed, recompute_stations, station_bytes
 from .results import MemoryBreakdown, build
 from .units import GIB
 
@@ -73,7 +74,8 @@ class MemoryStep(NamedTuple):
 
 class Activations(NamedTuple):
     saved_bytes: float  # kept for backward after the forward: checkpointed inputs or every tensor
-    working_bytes: float  # one layer recomputed during backward (checkpointing only)
+    working_bytes: float  # one layer recomputed during backward, at its peak (checkpointing only)
+    loss_freed_bytes: float = 0.0  # saved by the loss path, freed before a layer is recomputed
 
 
 def lora_acts(tr: TrainingSpec) -> LoraActs | None:
@@ -95,6 +97,10 @@ class Inventory(NamedTuple):
     first_bytes: float = 0.0
     layer_fixed_bytes: float = 0.0  # per layer whatever the tokens (merged expert weights)
     first_fixed_bytes: float = 0.0
+    # Checkpointing: beside the recomputed layer's saved tensors at its peak (recompute.py), and
+    # the outside tensors the loss path frees before the first layer is recomputed.
+    recompute: tuple[tuple[Saved, ...], ...] = ()  # one per station
+    loss_freed_bytes: float = 0.0
 
 
 @lru_cache(maxsize=512)
@@ -105,9 +111,11 @@ def _inventory(
     layer = layer_inventory(m, attention, seq_len, full, lora)
     first = layer if full or ckpt else layer_inventory(m, attention, seq_len, full, lora, False)
     outside = outside_inventory(m, seq_len, full, lora, loss)
+    stations = recompute_stations(m, full, lora, layer) if ckpt else ()
     return Inventory(
         tuple(layer), tuple(outside), total_bytes(layer), total_bytes(outside),
         tuple(first), total_bytes(first), fixed_bytes(layer), fixed_bytes(first),
+        stations, loss_freed(outside),
     )  # fmt: skip
 
 
@@ -134,22 +142,23 @@ def activations(mi: MemoryInputs) -> Activations:
     """Activation memory of one micro-batch, tensor by tensor (activations.py, measured).
 
     With checkpointing each layer keeps only its input (article 001: 2·L·b·s·h) and one layer is
-    recomputed, with all its tensors, during backward.
+    recomputed, with all its tensors, during backward; beside them at that layer's peak live
+    its output's gradient and one station's temporaries (recompute.py, measured op by op).
     """
     m, tr = mi.model, mi.training
     tokens_mb = mi.rows * mi.seq_len
     inv = activation_inventory(mi)
     one_layer = inv.layer_bytes * tokens_mb + inv.layer_fixed_bytes
     saved: float
-    working: float
+    working = freed = 0.0
     if tr.checkpointing == "full":
         saved = m.num_layers * BF16_BYTES * m.hidden_size * tokens_mb
-        working = one_layer
+        working = one_layer + station_bytes(inv.recompute, tokens_mb)
+        freed = inv.loss_freed_bytes * tokens_mb
     else:
         first = inv.first_bytes * tokens_mb + inv.first_fixed_bytes
         saved = first + (m.num_layers - 1) * one_layer
-        working = 0.0
-    return Activations(saved + inv.outside_bytes * tokens_mb, working)
+    return Activations(saved + inv.outside_bytes * tokens_mb, working, freed)
 
 
 def logits_bytes(mi: MemoryInputs) -> float:
@@ -196,6 +205,7 @@ def memory_model(mi: MemoryInputs, counts: ParamCounts, adapters: Adapters) -> M
         adapters_moments=adapters.total * a_moments,
         activations_saved=act.saved_bytes,
         activations_working=act.working_bytes,
+        activations_loss_freed=act.loss_freed_bytes,
         logits=logits_bytes(mi),
         # QLoRA dequantises one linear at a time into a bf16 buffer.
         qlora_buffer=BF16_BYTES * counts.largest_linear if tr.method == "qlora" else 0.0,

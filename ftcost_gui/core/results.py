@@ -113,7 +113,7 @@ class MemoryBreakdown(BaseModel):
     adapters_bytes: float
     activations_bytes: float
     activations_saved_bytes: float  # checkpointed layer inputs (001's 2·L·b·s·h) or all layers
-    activations_working_bytes: float  # one layer recomputed during backward
+    activations_working_bytes: float  # one layer recomputed during backward, at its peak
     logits_bytes: float
     buffers_bytes: float
     reserve_bytes: float  # allocator reserve: reserved − allocated at the peak

@@ -19,7 +19,9 @@ and sum, int64 sort permutations, k expert rows' gate_up/activation/down outputs
 int32 offsets). Outside: int64 labels (8) and ids (8, when the embedding trains), bf16 rotary cos
 and sin (4·head_dim), the final norm, the fp32 log-softmax (4V); a frozen layer 0 keeps nothing
 of its first norm without checkpointing. With recomputation each layer keeps only its bf16 input
-(article 001's 2·L·b·s·h) and one layer is recomputed while the loss path is already gone.
+(article 001's 2·L·b·s·h) and one layer is recomputed while the loss path is already gone (its
+saved tensors freed but the rotary cos/sin), with its output's gradient and one station's
+temporaries beside it (_recompute_station).
 
 The loss path beyond the forward: 8 B per token per vocabulary entry (standard), 14 B for one
 2,048-token chunk (measured, docs/data/measured/loss.json). Buffers: QLoRA's bf16 dequantised
@@ -73,6 +75,28 @@ def _acts_per_token(s, full, rank, attention="flash"):
     return layer, outside
 
 
+def _recompute_station(s, full, tokens):
+    """Beside the recomputed layer's saved tensors at its peak, bytes per token (a per-layer
+    term ÷ tokens): the layer output's gradient (bf16 2h; fp32 adapters add their input casts'
+    fp32 gradient and its bf16 sum, 4h + 2h) and the larger station (backward_peak.json,
+    validation/backward_trace.py). Adapters here sit on q, k, v, o: no up-side LoRA station.
+    Dense: the down projection's input gradient (2i) and, when the base trains, the down weight's
+    gradient before it is added (2·h·i per layer). MoE: the k routed rows' gate_up and activation
+    gradients (2·k·2i + 2·k·i); full fine-tuning may peak in the experts' gate_up backward
+    instead: those rows' gate_up and input gradients (2·k·2i + 2·k·h) and every expert's gate_up
+    weight gradient (2·E·2i·h per layer), the gate_up to down outputs consumed by then."""
+    h, i, k = s.h, s.i, s.top_k
+    grad_in = 2 * h + (0 if full else (4 + 2) * h)
+    if not s.experts:
+        return grad_in + 2 * i + (2 * h * i / tokens if full else 0)
+    down = 2 * k * 2 * i + 2 * k * i
+    if not full:
+        return grad_in + down
+    consumed = 2 * k * 2 * i + 2 * k * i + 2 * k * i + 2 * k * h
+    up = 2 * k * 2 * i + 2 * k * h - consumed + 2 * s.experts * 2 * i * h / tokens
+    return grad_in + max(down, up)
+
+
 def _parts(s, method, ckpt, sharding, n, rank=16, loss="standard", offload=False, accum=8,
            attention="flash"):  # fmt: skip
     """Every part of the per-GPU memory at the step's peak, written out."""
@@ -102,8 +126,11 @@ def _parts(s, method, ckpt, sharding, n, rank=16, loss="standard", offload=False
     layer, outside = _acts_per_token(s, full, rank, attention)
     fixed = 4 * s.experts  # per layer whatever the tokens: the int32 expert row offsets
     outside += 4 * s.V if loss == "standard" else 2 * s.h  # log-softmax, or the fused loss's grad
+    freed = 0.0
     if ckpt == "full":
-        saved, working = (s.L * 2 * s.h + outside) * tokens, layer * tokens + fixed
+        saved = (s.L * 2 * s.h + outside) * tokens
+        working = (layer + _recompute_station(s, full, tokens)) * tokens + fixed
+        freed = (outside - 2 * 2 * s.hd) * tokens  # the loss path's, all but rotary cos/sin
     else:
         outside -= 0 if full else 4 * s.h + 4  # layer 0's first norm: its input needs no grad
         saved, working = (s.L * layer + outside) * tokens + s.L * fixed, 0.0
@@ -122,8 +149,8 @@ def _parts(s, method, ckpt, sharding, n, rank=16, loss="standard", offload=False
         g = 1 if step or accum > 1 else 0
         if step:
             acts = lost = 0.0
-        elif working > logits:  # the recomputed layer outlives the loss path
-            acts, lost = saved + working, 0.0
+        elif working - freed > logits:  # the recomputed layer outlives the loss path
+            acts, lost = saved - freed + working, 0.0
         else:
             acts, lost = saved, logits
         gather = 2 * stored if n > 1 and sharding == "zero3" and not step else 0.0
