@@ -13,7 +13,7 @@ import math
 from typing import NamedTuple
 
 from . import alignment, rollout
-from .alignment import RlShape
+from .alignment import ExtraFlops, RlShape
 from .architecture import ParamCounts
 from .checks import measured_mfu, simple_rules, step_check
 from .comm import comm_plan, default_overlap, link_for
@@ -27,7 +27,9 @@ from .ranges import range_summary
 from .remembered import adapters_of, counts_of, memory_step
 from .results import (
     EstimateResult,
+    FlopBreakdown,
     LayoutSummary,
+    ParamSummary,
     TokenSummary,
     build,
 )
@@ -51,6 +53,74 @@ from .tokens import count_flops
 from .units import fmt_gib
 
 
+class _Flops(NamedTuple):
+    flops: FlopBreakdown  # total_flops: the update's epochs and the extra forwards included
+    policy_flops: float
+    extra: ExtraFlops
+
+
+class _Job(NamedTuple):
+    """What ``plan`` computes that no GPU changes: parameters, adapters, tokens, the RL shape, the
+    resumable checkpoint and, per checkpointing setting, the FLOPs (issue 17: "Which GPU" plans
+    the same job on every GPU of a catalog, 5,000 of them, each with its own memory and rates)."""
+
+    counts: ParamCounts
+    adapters: Adapters
+    tokens: TokenSummary
+    token_warnings: tuple[str, ...]
+    shape: RlShape | None
+    checkpoint: Checkpoint
+    params: ParamSummary
+    flops: dict[bool, _Flops]  # by checkpointing, filled as the layouts ask
+
+
+_JOB_MEMO: list[tuple[tuple[object, ...], _Job]] = []
+
+
+def _job(inputs: EstimateInputs) -> _Job:
+    """The job's GPU-free part, remembered for the last few model, data, training and objective
+    sections (nothing of it reads the hardware, efficiency, overheads, spot or project)."""
+    key = (inputs.model, inputs.data, inputs.training, inputs.objective)
+    for known, job in _JOB_MEMO:
+        if known == key:
+            return job
+    m, tr = inputs.model, inputs.training
+    counts = counts_of(m)
+    full = RECIPES[tr.method].full
+    adapters = adapters_of(m, counts, tr)
+    told: list[str] = []
+    tokens = alignment.objective_tokens(inputs, told)
+    shape = alignment.rl_shape(inputs) if alignment.is_rl(inputs.objective) else None
+    checkpoint = resumable_checkpoint(tr.method, counts, adapters)
+    params = param_summary(counts, adapters, full)
+    job = _Job(counts, adapters, tokens, tuple(told), shape, checkpoint, params, {})
+    _JOB_MEMO.insert(0, (key, job))
+    del _JOB_MEMO[4:]
+    return job
+
+
+def _flops(inputs: EstimateInputs, job: _Job, ckpt: bool) -> _Flops:
+    """FLOPs of the run with checkpointing on or off (tokens.py, alignment.py), once per job."""
+    known = job.flops.get(ckpt)
+    if known is not None:
+        return known
+    m, tr, counts, adapters, tokens = (
+        inputs.model, inputs.training, job.counts, job.adapters, job.tokens
+    )  # fmt: skip
+    full = RECIPES[tr.method].full
+    adapts_tail = not full and "down_proj" in tr.lora_targets  # checkpointing then reruns it
+    work = lora_work(adapters, tr.micro_batch * tokens.row_tokens)
+    flops = count_flops(m, counts, adapters.active, full, ckpt, tokens, adapts_tail, work)
+    # DPO/GRPO/PPO (alignment.py, rollout.py): the policy update's epochs and the extra forwards
+    # run on the trainer at its MFU; the rollouts from rollout.generation_plans.
+    policy_flops = flops.total_flops * (inputs.objective.policy_epochs if job.shape else 1)
+    extra = alignment.extra_flops(inputs, counts, tokens, adapters.active)
+    if policy_flops + extra.total != flops.total_flops:
+        flops = flops.model_copy(update={"total_flops": policy_flops + extra.total})
+    job.flops[ckpt] = known = _Flops(flops, policy_flops, extra)
+    return known
+
+
 def _option(ckpt: bool, step: MemoryStep, inputs: EstimateInputs, node: int) -> Option:
     b, gpu, hw = step.breakdown, inputs.hardware.gpu, inputs.hardware
     needed = b.gpus_needed if inputs.training.auto_gpu_count else step.num_gpus
@@ -60,9 +130,8 @@ def _option(ckpt: bool, step: MemoryStep, inputs: EstimateInputs, node: int) -> 
 
 
 def _layout(
-    inputs: EstimateInputs, counts: ParamCounts, adapters: Adapters, tokens: TokenSummary,
-    ckpt: bool, step: MemoryStep, mi: MemoryInputs, node: int, checkpoint: Checkpoint,
-    reason: str, warnings: list[str], shape: RlShape | None, chosen: Layout | None = None,
+    inputs: EstimateInputs, job: _Job, ckpt: bool, step: MemoryStep, mi: MemoryInputs, node: int,
+    reason: str, warnings: list[str], chosen: Layout | None = None,
 ) -> Layout:  # fmt: skip
     """GPUs rented and trained on, FLOPs, MFU and communication for one checkpointing choice.
 
@@ -76,23 +145,15 @@ def _layout(
         inputs.hardware.gpu,
         inputs.efficiency,
     )
-    full = RECIPES[tr.method].full
+    counts, adapters, tokens, shape = job.counts, job.adapters, job.tokens, job.shape
     needed = step.num_gpus
     rent = rented(needed, node, gpu.rent_unit_gpus, hw.rent_whole_units)
     n = rent.gpus if tr.auto_gpu_count else needed
     if n != step.num_gpus and chosen is None:  # it trains on every rented GPU: memory on those
         step = memory_step(mi, counts, adapters, [], ckpt, n)
-    adapts_tail = not full and "down_proj" in tr.lora_targets  # checkpointing then reruns it
     tokens_mb = tr.micro_batch * tokens.row_tokens
-    work = lora_work(adapters, tokens_mb)
-    flops = count_flops(m, counts, adapters.active, full, ckpt, tokens, adapts_tail, work)
-    # DPO/GRPO/PPO (alignment.py, rollout.py): the policy update's epochs and the extra forwards
-    # run on the trainer at its MFU; the rollouts from rollout.generation_plans.
+    flops, policy_flops, extra = _flops(inputs, job, ckpt)
     per_token = flops.per_token
-    policy_flops = flops.total_flops * (inputs.objective.policy_epochs if shape else 1)
-    extra = alignment.extra_flops(inputs, counts, tokens, adapters.active)
-    if policy_flops + extra.total != flops.total_flops:
-        flops = flops.model_copy(update={"total_flops": policy_flops + extra.total})
     same_gpus = chosen is not None and chosen.time.num_gpus == n
     # The trainer's FLOPs per processed token: the policy update, its epochs and the extra
     # forwards (DPO/RL) all run in micro-batches of these rows.
@@ -128,7 +189,7 @@ def _layout(
         )  # fmt: skip
         time = plan_time(
             inputs, counts, flops.total_flops, tokens.tokens_processed, tokens_mb * tr.grad_accum,
-            (n, rent.gpus, node), comm, mfu, checkpoint,
+            (n, rent.gpus, node), comm, mfu, job.checkpoint,
             (ev, rl_gen, _rollout_billed(n, rent, engines, inputs)),
         )  # fmt: skip
     b = step.breakdown
@@ -149,16 +210,12 @@ def _rollout_billed(n: int, rent: Rented, engines: Engines | None, inputs: Estim
 
 def plan(inputs: EstimateInputs) -> Plan:
     """Parameters, tokens, FLOPs, memory and GPUs, and the MFU-free part of the time."""
-    m, tr, hw, gpu = inputs.model, inputs.training, inputs.hardware, inputs.hardware.gpu
-    warnings: list[str] = []
-    counts = counts_of(m)
-    full = RECIPES[tr.method].full
-    adapters = adapters_of(m, counts, tr)
-    tokens = alignment.objective_tokens(inputs, warnings)
-    shape = alignment.rl_shape(inputs) if alignment.is_rl(inputs.objective) else None
+    tr, hw, gpu = inputs.training, inputs.hardware, inputs.hardware.gpu
+    job = _job(inputs)
+    counts, adapters = job.counts, job.adapters
+    warnings = list(job.token_warnings)
     node = hw.gpus_per_node or gpu.gpus_per_node
     mi = MemoryInputs.of(inputs)
-    checkpoint = resumable_checkpoint(tr.method, counts, adapters)
     alternative: Layout | None = None
     if tr.checkpointing == "auto":
         # Memory is cheap arithmetic: both settings, then the time of each from one plan.
@@ -178,28 +235,22 @@ def plan(inputs: EstimateInputs) -> Plan:
             )
         step, other, other_w = (on, off, w_off) if ckpt else (off, on, w_on)
         warnings += w_on if ckpt else w_off
-        args = (counts, adapters, tokens)
-        chosen = _layout(inputs, *args, ckpt, step, mi, node, checkpoint, reason, warnings, shape)
+        chosen = _layout(inputs, job, ckpt, step, mi, node, reason, warnings)
         if other.breakdown.fits:  # a road that cannot be taken has no time or cost to show
-            alternative = _layout(
-                inputs, *args, not ckpt, other, mi, node, checkpoint, "", other_w, shape, chosen
-            )  # fmt: skip
+            alternative = _layout(inputs, job, not ckpt, other, mi, node, "", other_w, chosen)
     else:
         ckpt = tr.checkpointing == "full"
         step = memory_step(mi, counts, adapters, warnings)
-        chosen = _layout(
-            inputs, counts, adapters, tokens, ckpt, step, mi, node, checkpoint, "as set",
-            warnings, shape,
-        )  # fmt: skip
+        chosen = _layout(inputs, job, ckpt, step, mi, node, "as set", warnings)
     if not gpu.bf16_supported:
         warnings.append(f"{gpu.name} has no BF16: timings use its FP16 rate (FP16 + loss scaling).")
     # The job's nodes: the rented trainer GPUs and any rollout GPUs held beside them (spot's λ
     # counts every node the job needs).
     nodes = math.ceil((chosen.rent.gpus + chosen.time.extra_gpus) / node)
     return Plan(
-        inputs, counts, param_summary(counts, adapters, full), tokens, chosen.flops,
-        chosen.step.breakdown, checkpoint, chosen.time, nodes, tuple(warnings),
-        chosen.policy_flops, chosen.extra_flops, shape, chosen.engines, chosen, alternative,
+        inputs, counts, job.params, job.tokens, chosen.flops, chosen.step.breakdown,
+        job.checkpoint, chosen.time, nodes, tuple(warnings), chosen.policy_flops,
+        chosen.extra_flops, job.shape, chosen.engines, chosen, alternative,
     )  # fmt: skip
 
 

@@ -253,12 +253,21 @@ def alignment_memory(
     return out
 
 
+def reads_gpu_memory(mi: MemoryInputs) -> bool:
+    """Whether ``memory_model(mi, …)`` depends on the GPU's memory: only a colocated rollout
+    engine's reservation does (a share of it, ``alignment_memory``)."""
+    return alignment.is_rl(mi.objective) and mi.objective.rollout_placement == "colocated"
+
+
 def memory_per_gpu(
-    mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, warnings: list[str]
-) -> MemoryStep:
-    """Per-GPU memory on the job's GPUs; appends a warning when it does not fit."""
+    mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, warnings: list[str],
+    mem: MemoryModel | None = None,
+) -> MemoryStep:  # fmt: skip
+    """Per-GPU memory on the job's GPUs; appends a warning when it does not fit. ``mem``: the
+    run's ``memory_model(mi, counts, adapters)`` when the caller has it."""
     tr = mi.training
-    mem = memory_model(mi, counts, adapters)
+    if mem is None:
+        mem = memory_model(mi, counts, adapters)
     capacity = mi.gpu_memory_gib * GIB
     usable = capacity  # the device total (allocated + reserve + context) must fit in memory
     gpus_needed = mem.gpus_needed(usable)

@@ -15,8 +15,8 @@ from dataclasses import replace
 
 from .architecture import ModelSpec, ParamCounts, effective_counts
 from .inputs import TrainingSpec
-from .memory import RECIPES
-from .memory_step import MemoryInputs, MemoryStep, memory_per_gpu
+from .memory import RECIPES, MemoryModel
+from .memory_step import MemoryInputs, MemoryStep, memory_model, memory_per_gpu, reads_gpu_memory
 from .params import NO_ADAPTERS, Adapters, lora_adapters
 
 # Auto checkpointing: both settings, the count rented and the ranges' rows, for one inputs and
@@ -26,6 +26,13 @@ _Memo = list[tuple[tuple[object, ...], MemoryStep, list[str]]]
 MEMORY_MEMO: _Memo = []
 COUNTS_MEMO: list[tuple[ModelSpec, ParamCounts]] = []
 ADAPTERS_MEMO: list[tuple[tuple[object, ...], Adapters]] = []
+MODELS_MEMO: list[tuple[tuple[object, ...], MemoryModel]] = []
+RESOLVED_MEMO: list[tuple[TrainingSpec, bool, int | None, TrainingSpec]] = []
+# The MemoryInputs fields ``model_of`` keys on: all (tests/core/test_estimate_memo.py).
+MODEL_KEY_FIELDS = frozenset(
+    {"model", "training", "seq_len", "gpu_memory_gib", "usable_memory_fraction",
+     "framework_overhead_gib", "objective"}
+)  # fmt: skip
 
 
 def clear() -> None:
@@ -33,6 +40,8 @@ def clear() -> None:
     MEMORY_MEMO.clear()
     COUNTS_MEMO.clear()
     ADAPTERS_MEMO.clear()
+    MODELS_MEMO.clear()
+    RESOLVED_MEMO.clear()
 
 
 def memory_step(
@@ -43,23 +52,57 @@ def memory_step(
     ``num_gpus`` GPUs when given, with rows of ``seq_len`` tokens when given; its warnings are
     appended to ``warnings``."""
     key = (mi, checkpointing, num_gpus, seq_len, counts, adapters)
-    for known, step, told in MEMORY_MEMO:
+    for known, step, remembered in MEMORY_MEMO:
         if known == key:
-            warnings += told
+            warnings += remembered
             return step
     if checkpointing is not None:
-        update: dict[str, object] = {"checkpointing": "full" if checkpointing else "none"}
-        if num_gpus is not None:
-            update.update(auto_gpu_count=False, num_gpus=num_gpus)
-        mi = replace(mi, training=mi.training.model_copy(update=update))
+        mi = replace(mi, training=_resolved(mi.training, checkpointing, num_gpus))
     if seq_len is not None:
         mi = replace(mi, seq_len=seq_len)
-    told = []
-    step = memory_per_gpu(mi, counts, adapters, told)
+    told: list[str] = []  # its own list: the memo keeps it
+    step = memory_per_gpu(mi, counts, adapters, told, model_of(mi, counts, adapters))
     warnings += told
     MEMORY_MEMO.insert(0, (key, step, told))
     del MEMORY_MEMO[SIZE:]
     return step
+
+
+def _resolved(tr: TrainingSpec, checkpointing: bool, num_gpus: int | None) -> TrainingSpec:
+    """The training section with checkpointing set (and the GPU count fixed, when given): the
+    same object for the same arguments, so that the memory models keyed on it compare by
+    identity ("Which GPU": thousands of plans of one job)."""
+    for known, ckpt, n, copy in RESOLVED_MEMO:
+        if ckpt is checkpointing and n == num_gpus and (known is tr or known == tr):
+            return copy
+    update: dict[str, object] = {"checkpointing": "full" if checkpointing else "none"}
+    if num_gpus is not None:
+        update.update(auto_gpu_count=False, num_gpus=num_gpus)
+    copy = tr.model_copy(update=update)
+    RESOLVED_MEMO.insert(0, (tr, checkpointing, num_gpus, copy))
+    del RESOLVED_MEMO[SIZE:]
+    return copy
+
+
+def model_of(mi: MemoryInputs, counts: ParamCounts, adapters: Adapters) -> MemoryModel:
+    """``memory_model(mi, counts, adapters)``, one for every GPU whose memory it does not read
+    (``memory_step.reads_gpu_memory``): "Which GPU" plans thousands of GPUs for one job, and
+    the model remembers its totals per GPU count (``MemoryModel.phase_totals``), which finding
+    each GPU's count asks for again."""
+    tr = mi.training
+    # Cheap, telling fields first: an unequal training section compares all its fields.
+    key = (
+        tr.checkpointing, tr.num_gpus, mi.seq_len, mi.model, tr, mi.usable_memory_fraction,
+        mi.framework_overhead_gib, mi.objective, reads_gpu_memory(mi) and mi.gpu_memory_gib,
+        counts, adapters,
+    )  # fmt: skip
+    for known, model in MODELS_MEMO:
+        if known == key:
+            return model
+    model = memory_model(mi, counts, adapters)
+    MODELS_MEMO.insert(0, (key, model))
+    del MODELS_MEMO[SIZE:]
+    return model
 
 
 def counts_of(m: ModelSpec) -> ParamCounts:

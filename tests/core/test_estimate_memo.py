@@ -128,3 +128,40 @@ def test_each_moment_of_a_memory_step_is_computed_once_per_gpu_count(steps, phas
     estimate_mod.plan(inputs)
     assert steps["memory"] > 0
     assert 0 < phases["n"] <= most * steps["memory"], (phases["n"], steps["memory"])
+
+
+def test_the_memory_models_key_holds_every_memory_input():
+    """A MemoryInputs field added tomorrow must join remembered.model_of's key (else two runs
+    that differ only there would share a memory model)."""
+    from dataclasses import fields
+
+    from ftcost_gui.core.memory_step import MemoryInputs
+
+    assert {f.name for f in fields(MemoryInputs)} == remembered.MODEL_KEY_FIELDS
+
+
+def test_which_gpu_plans_share_one_memory_model_per_checkpointing_setting(monkeypatch):
+    """5,000 distinct GPUs, one job: the memory model does not read the GPU (unless a colocated
+    rollout engine reserves a share of its memory), so every plan uses the same one or two
+    models and their totals per GPU count (issue 17)."""
+    from ftcost_gui.core.compare import GpuComparer, offer
+
+    remembered.clear()
+    built = {"n": 0}
+    real = remembered.memory_model
+
+    def counting(*args):
+        built["n"] += 1
+        return real(*args)
+
+    gpus = builtin_catalog().gpus
+    offers = [
+        offer(g.model_copy(update={"id": f"{g.id}-{i}", "memory_gib": g.memory_gib + i / 7}))
+        for i, g in enumerate(gpus * 3)
+    ]
+    monkeypatch.setattr(remembered, "memory_model", counting)
+    comparer = GpuComparer()
+    comparer.rows(_job(), offers)
+    assert comparer.plans == len(offers)
+    # checkpointing auto: off and on, and on each count rented beyond the count needed
+    assert built["n"] <= 2 + len({r.num_gpus for r in comparer.rows(_job(), offers)})
