@@ -183,6 +183,29 @@ def which_gpu(catalog, repeats: int) -> None:
     store.set_active(None)
 
 
+def which_gpu_core(catalog, repeats: int) -> None:
+    """The same comparison without the window: ``GpuComparer.rows`` for every offer (core only),
+    first for new inputs, then after an MFU edit (every plan again: the MFU is an input)."""
+    from ftcost_gui.core import EstimateInputs, remembered
+    from ftcost_gui.core.compare import GpuComparer, offer
+
+    offers = [offer(g) for g in catalog.gpus]
+    inputs = EstimateInputs()
+    print(f"\n## Which GPU, core only, catalog '{catalog.name}': {len(offers):,} rows")
+    first, cpu = [], []
+    for i in range(repeats):
+        remembered.clear()
+        comparer = GpuComparer()
+        edited = inputs.edited("efficiency", mfu=0.30 + i * 0.001)
+        t, c = time.perf_counter(), time.process_time()
+        comparer.rows(edited, offers)
+        first.append((time.perf_counter() - t) * 1e3)
+        cpu.append((time.process_time() - c) * 1e3)
+    work = (comparer.plans, comparer.finishes)
+    least = f"   least CPU {min(cpu):.1f} ms"
+    _line("every row, new inputs", statistics.median(first), work, least)
+
+
 def _scaled(field: str, value: float, factor: float) -> float | int:
     v = value * factor
     return round(v) if field == "num_examples" else v
@@ -283,8 +306,10 @@ def main() -> None:
             sizes = [int(x) for x in args.scenarios.split(",") if x]
             scenarios(sizes, args.repeats)
         if args.only in (None, "offers"):
+            which_gpu_core(offers_catalog(args.rows), args.repeats)
             which_gpu(offers_catalog(args.rows), args.repeats)
         if args.only in (None, "distinct"):
+            which_gpu_core(distinct_catalog(args.rows), args.repeats)
             which_gpu(distinct_catalog(args.rows), args.repeats)
 
 
