@@ -70,6 +70,7 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
             view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
             view.resize(*size)
             view.show()
+            view.setUpdatesEnabled(False)  # laid out as on screen, never painted there
         QApplication.processEvents()
         if report.several:
             series = document_series(doc, outcomes)
@@ -85,6 +86,10 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
             views["fits_seq"].set_series(plan.fits)
             views["fits_batch"].set_series(plan.fits)
         QApplication.processEvents()
+        for _ in range(2):  # the axes' new widths change the plot's width, and so its ticks
+            for view in views.values():
+                _size_axes(view)
+            QApplication.processEvents()
         for name, view in views.items():
             images[name] = render_png(view.plot_widget, view.export_item, scale)
     finally:
@@ -92,6 +97,32 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
             view.close()
             view.deleteLater()
     return images
+
+
+def _size_axes(view) -> None:
+    """What painting a view on screen does to its layout, without painting it (issue 17: a plot
+    of hundreds of curves paints for seconds, and the report's views painted dozens of times):
+    pyqtgraph sizes each axis to the tick labels it draws (``AxisItem.generateDrawSpecs``) and
+    the layout follows. The vertical axes start from no text, so that each gets its labels'
+    width (on screen one keeps a wider width it once had unless its labels shrink by more than
+    10 px: what the window showed before decided it)."""
+    from PySide6.QtGui import QImage, QPainter
+
+    view.settle()
+    image = QImage(1, 1, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        for side in ("left", "right"):
+            axis = view.plot_item.getAxis(side)
+            if axis.isVisible():
+                axis.textWidth = 0
+                axis.generateDrawSpecs(painter)
+        for side in ("top", "bottom"):  # one line of labels: the height they start with
+            axis = view.plot_item.getAxis(side)
+            if axis.isVisible():
+                axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
 
 
 def write_pdf(path: str | os.PathLike[str], report: Report, images: dict[str, bytes]) -> int:

@@ -265,3 +265,36 @@ def test_markdown_never_replaces_existing_images_unasked(qapp, tmp_path, capsys)
     args.force = True
     assert run_report(args) == 0
     assert precious.read_bytes()[:8] == PNG and md.exists()
+
+
+@pytest.mark.parametrize("path", [V1, V2], ids=["one scenario", "several"])
+def test_plot_images_draw_each_plot_once_and_paint_no_view(qapp, monkeypatch, path):
+    """The report's plots are laid out as on screen and drawn once each into their image
+    (issue 17: the views painted dozens of times on the offscreen screen first: a 200-scenario
+    report spent most of its time there). Counted, not timed."""
+    import pyqtgraph as pg
+
+    from ftcost_gui import charts
+    from ftcost_gui.charts import export
+    from ftcost_gui.report.render import plot_images
+
+    paints, renders = [], []
+    real_paint = pg.GraphicsView.paintEvent
+    real_render = export.render_png
+
+    def paint(self, event):
+        paints.append(self)
+        return real_paint(self, event)
+
+    def render(*args, **kwargs):
+        renders.append(args[0])
+        return real_render(*args, **kwargs)
+
+    monkeypatch.setattr(pg.GraphicsView, "paintEvent", paint)
+    monkeypatch.setattr(export, "render_png", render)
+    monkeypatch.setattr(charts, "render_png", render, raising=False)
+    doc = load_document(path)
+    images = plot_images(Report(doc, estimate_all(doc), title="t"))
+    assert set(images) == {"memory", "cost"}
+    assert paints == []
+    assert len(renders) == len(images) == len(set(renders))
