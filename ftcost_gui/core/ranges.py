@@ -32,6 +32,7 @@ from .memory_step import MemoryInputs
 from .plan import Plan
 from .remembered import adapters_of, memory_step
 from .results import Band, CostBreakdown, ProjectSummary, RangeSummary, build
+from .sweep import run_columns
 from .time_cost import RunTime, TimePlan, run_time, spot_factor
 from .units import SECONDS_PER_HOUR
 
@@ -90,8 +91,8 @@ def cost_band(p: Plan, mfus: Sequence[float]) -> tuple[tuple[float, ...], tuple[
     the dearest offer with none hidden: the cost curve's band (core/series.py)."""
     od_lo, _, od_hi = _price_band(p)
     exposed = _exposed(p)
-    low = tuple(run_time(p.time, m, od_lo).on_demand_usd for m in mfus)
-    high = tuple(run_time(exposed, m, od_hi).on_demand_usd for m in mfus)
+    low = tuple(run_columns(p.time, mfus, od_lo)[0])
+    high = tuple(run_columns(exposed, mfus, od_hi)[0])
     return low, high
 
 

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from . import rollout
 from .plan import Plan
-from .time_cost import spot_factor
+from .time_cost import TimePlan, spot_factor
 from .units import SECONDS_PER_HOUR
 
 
@@ -61,8 +61,17 @@ def sweep_columns(p: Plan, mfus: Sequence[float]) -> Sweep:
     ``estimate.finish`` prices it, column by column."""
     gpu = p.inputs.hardware.gpu
     od, spot = gpu.on_demand_usd_per_hour, gpu.spot_usd_per_hour
+    on_demand, gpu_hours, walls = run_columns(p.time, mfus, od)
     f = spot_factor(p.inputs, p.nodes)
-    t = p.time
+    spot_usd = None if spot is None else array("d", (h * f * spot for h in gpu_hours))
+    return Sweep(mfus, on_demand, spot_usd, gpu_hours, walls)
+
+
+def run_columns(
+    t: TimePlan, mfus: Sequence[float], od: float
+) -> tuple[array[float], array[float], array[float]]:
+    """(on-demand cost, held GPU-hours, held wall-clock) of ``run_time(t, mfu, od)`` at each
+    MFU, exactly."""
     n, flops, peak, qlora = t.num_gpus, t.total_flops, t.peak, t.qlora_flat
     comm_flat, steps = t.comm_flat, t.steps
     comm_s_step, overlap = t.comm.seconds_per_step, t.comm.overlap
@@ -98,8 +107,7 @@ def sweep_columns(p: Plan, mfus: Sequence[float]) -> Sweep:
         on_demand.append(held_gpu_h * od)
         gpu_hours.append(held_gpu_h)
         walls.append(held)
-    spot_usd = None if spot is None else array("d", (h * f * spot for h in gpu_hours))
-    return Sweep(mfus, on_demand, spot_usd, gpu_hours, walls)
+    return on_demand, gpu_hours, walls
 
 
 def sweep(p: Plan, mfus: Sequence[float]) -> list[SweepPoint]:

@@ -93,3 +93,15 @@ def test_a_large_sweep_creates_no_objects_the_collector_tracks():
         gc.callbacks.remove(count)
     assert len(s.on_demand_usd) == len(mfus)
     assert runs == []
+
+
+@pytest.mark.parametrize("inputs", VARIANTS.values(), ids=VARIANTS.keys())
+def test_the_cost_band_is_run_times_figure_at_each_end(inputs):
+    """core/ranges.cost_band (the cost curve's band) from the same columns."""
+    from ftcost_gui.core.ranges import _exposed, _price_band, cost_band
+
+    p = plan(inputs)
+    od_lo, _, od_hi = _price_band(p)
+    low, high = cost_band(p, MFUS)
+    assert low == tuple(run_time(p.time, m, od_lo).on_demand_usd for m in MFUS)
+    assert high == tuple(run_time(_exposed(p), m, od_hi).on_demand_usd for m in MFUS)
