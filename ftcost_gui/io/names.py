@@ -53,7 +53,14 @@ _CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 def plain(text: object) -> str:
     """One line of text safe to show anywhere: no escape sequences, controls or bidi marks."""
-    s = _SURROGATES.sub(REPLACEMENT, str(text))
+    s = str(text)
+    if s.isascii() and s.isprintable():  # the usual name: no pattern below can match it
+        return s
+    return _plain(s)
+
+
+def _plain(s: str) -> str:
+    s = _SURROGATES.sub(REPLACEMENT, s)
     s = _ESCAPES.sub("", s)
     s = _BREAKS.sub(" ", s)
     return _CONTROLS.sub("", s)

@@ -131,3 +131,12 @@ def test_every_hostile_name_is_clean_everywhere():
             out = render(text)
             assert "\x1b" not in out and "\x9b" not in out
             assert not _unsafe_for_terminal(out)
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x7F)))
+def test_plain_skips_its_patterns_only_where_none_can_match(text):
+    """names.plain returns printable ASCII as is (issue 17: a report writes 40,000 names):
+    exactly what the patterns make of it, and anything else goes through them."""
+    from ftcost_gui.io.names import _plain
+
+    assert plain(text) == _plain(text)
