@@ -1,0 +1,86 @@
+"""``ftcost report --html`` at scale (issue 17: 200 scenarios ≤ 2 s). Prints figures; not a test.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_report.py [--scenarios 20,200]
+
+Writes documents of N scenarios that all differ (bench_scale.scenario_document) into a temporary
+folder and times the whole command in a fresh process, as a user runs it (imports, Qt, the
+estimates, the plan search, the plots, the HTML): wall-clock and the process's CPU time, the
+median of ``--repeats`` runs, with and without the recommendation (``--no-plan``). Beside them,
+``--version`` in a fresh process: what starting Python and the package costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def _run(args: list[str]) -> tuple[float, float]:
+    """(wall s, CPU s) of ``python -m ftcost_gui.cli ARGS`` in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from ftcost_gui.cli import main; sys.exit(main())",
+            *args,
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")},
+    )
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenarios", default="20,200", help="sizes, comma-separated")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    from bench_scale import scenario_document
+
+    from ftcost_gui.core import EstimateInputs
+    from ftcost_gui.io.estimate_file import save_document
+
+    print(f"# bench_report: ftcost report --html (python {sys.version[:6]}), medians")
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["FTCOST_CONFIG_DIR"] = tmp
+        wall, cpu = zip(*(_run(["--version"]) for _ in range(args.repeats)), strict=True)
+        base = statistics.median(wall)
+        print(f"{'--version (start-up)':<36}{base:7.2f} s wall {statistics.median(cpu):6.2f} s CPU")
+        for n in (int(x) for x in args.scenarios.split(",") if x):
+            _, doc = scenario_document(EstimateInputs(), n)
+            path = Path(tmp) / f"s{n}.ftcost"
+            save_document(path, doc)
+            out = str(Path(tmp) / f"s{n}.html")
+            for label, extra in (("", []), (", --no-plan", ["--no-plan"])):
+                runs = [
+                    _run(["report", str(path), "--html", out, *extra]) for _ in range(args.repeats)
+                ]
+                wall, cpu = zip(*runs, strict=True)
+                w = statistics.median(wall)
+                print(
+                    f"{f'{n:,} scenarios{label}':<36}{w:7.2f} s wall "
+                    f"{statistics.median(cpu):6.2f} s CPU   {w / n * 1e3:6.1f} ms a scenario"
+                    f"{'   (target ≤ 2 s)' if n == 200 and not extra else ''}"
+                )
+
+
+if __name__ == "__main__":
+    main()
