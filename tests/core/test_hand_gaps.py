@@ -255,3 +255,53 @@ def test_auto_checkpointing_keeps_only_the_warnings_of_the_road_taken():
     assert any(w.startswith("Does not fit") for w in on.warnings)
     assert auto.layout.checkpointing is False and auto.layout.alt_fits is None
     assert auto.warnings == off.warnings
+
+
+@pytest.mark.parametrize("s", DENSE, ids=lambda s: s.preset)
+def test_lora_on_the_mlp_only_skips_layer_0_up_to_its_adapters(s):
+    """LoRA on gate and up, no checkpointing: in layer 0 nothing before gate/up needs an input
+    gradient (measured, docs/data/measured/*.json "flops"): q, k, v, o and gate, up themselves
+    compute none, −2·h·(q + 2kv + q + 2i) of the 4N base; the two A matrices reading the MLP
+    norm output neither, −2·2·r·h of the adapters' 6 per parameter."""
+    r = 16
+    f = estimate(make(s.preset, data__mode="tokens", data__total_tokens=5e8,
+                      data__max_seq_len=4096, training__method="lora",
+                      training__checkpointing="none", training__lora_rank=r,
+                      training__lora_targets=["gate_proj", "up_proj"])).flops  # fmt: skip
+    skip = s.h * (s.q + 2 * s.kvd) + s.q * s.h + 2 * s.h * s.i
+    assert f.base_per_token == pytest.approx(4 * s.matmul - 2 * skip)
+    adapters = s.L * 2 * r * (s.h + s.i)
+    assert f.adapters_per_token == pytest.approx(6 * adapters - 2 * 2 * r * s.h)
+
+
+@pytest.mark.parametrize(("objective", "rows_per_example"), [("sft", 1), ("dpo", 2)])
+def test_the_longest_row_of_the_run_by_hand(objective, rows_per_example):
+    """Padding to the longest: the longest of n log-normal rows is taken at the quantile
+    1 − 1/(n + 1) (the expected maximum's rank); a DPO pair is two rows (chosen, rejected).
+    Log-normal of mean 500 and CV 0.5: σ² = ln(1 + 0.25), μ = ln 500 − σ²/2."""
+    import math
+    from statistics import NormalDist
+
+    from ftcost_gui.core.ranges import longest_row
+
+    inputs = make("llama-2-7b", data__mode="examples", data__num_examples=1000,
+                  data__mean_tokens_per_example=500, data__length_cv=0.5,
+                  data__max_seq_len=8192, data__padding="longest",
+                  objective__objective=objective)  # fmt: skip
+    sigma = math.sqrt(math.log(1.25))
+    mu = math.log(500) - sigma**2 / 2
+    n = 1000 * rows_per_example
+    top = math.exp(mu + sigma * NormalDist().inv_cdf(1 - 1 / (n + 1)))
+    assert longest_row(inputs) == math.ceil(top)
+
+
+def test_a_search_counts_its_candidates_under_their_verdicts():
+    """Every candidate the search weighed is counted under one of the Plan tab's verdicts,
+    including those its bounds ruled out (over the budget here) without running them."""
+    from ftcost_gui.core.plan_front import Verdict
+
+    from .test_planner import run
+
+    search = run(budget_usd=3.0)
+    assert set(search.verdicts) <= set(Verdict.__args__)
+    assert search.verdicts["over_budget"] > 0

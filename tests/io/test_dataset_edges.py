@@ -130,8 +130,8 @@ def test_the_histogram_source_is_cut_at_its_field_length():
 
 
 def test_shapes_are_listed_most_common_first():
-    m = _measure(shapes={"text": 2, "chat": 3000, "prompt": 7})
-    assert m.shape_text() == "chat messages 3,000, prompts only 7, plain text 2"
+    m = _measure(shapes={"chat": 2, "prompt": 7, "text": 3000})
+    assert m.shape_text() == "plain text 3,000, prompts only 7, chat messages 2"
 
 
 # --- Records ----------------------------------------------------------------------------------
@@ -158,7 +158,7 @@ def test_a_prompt_that_is_not_text_is_named():
 @pytest.mark.parametrize(
     ("name", "vocab", "family"),
     [
-        ("My Llama 3 tune", 100, "llama3"),
+        ("Llama 3 Mixtral merge", 100, "llama3"),  # the first rule that matches wins
         ("mixtral-like", 100, "spm32k"),
         ("gpt-neox-ish", 100, "bpe50k"),
     ],
