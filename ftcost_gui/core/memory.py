@@ -116,8 +116,9 @@ class MemoryModel:
     and the larger of the loss path's transient and one recomputed layer at its peak (the loss
     path is done, and its saved tensors freed, before the first layer is recomputed); parameter
     gradients are not there yet (zero_grad sets them to None) unless gradients accumulate over
-    micro-batches — and the **optimizer step** — persistent state, every gradient and the
-    optimizer's temporaries (no activations).
+    micro-batches (or, recomputing, those made before layer 0 is recomputed:
+    ``gradients_at_recompute``) — and the **optimizer step** — persistent state, every gradient
+    and the optimizer's temporaries (no activations).
     """
 
     weights: float
@@ -159,6 +160,10 @@ class MemoryModel:
     # Checkpointing: the loss path's saved tensors, freed before the first layer is recomputed
     # (recompute.py): the recomputed layer's moment holds saved − these + working.
     activations_loss_freed: float = 0.0
+    # Full fine-tuning with checkpointing, gradients not accumulating: the gradients already
+    # produced when the first layer is recomputed — every one but layer 0's and the untied input
+    # embedding's (the backward runs from the head down; backward_trace.py without --warm).
+    gradients_at_recompute: float = 0.0
 
     @property
     def recompute_moment(self) -> float:
@@ -194,12 +199,14 @@ class MemoryModel:
         )
         step = phase == "optimizer step"
         grads = 1.0 if step or self.accumulating else 0.0
+        early = 0.0 if step or self.accumulating else self.gradients_at_recompute / g_div
         if step:
             activations = logits = 0.0
-        elif self.recompute_moment > self.logits:  # checkpointing: a recomputed layer
+        elif self.recompute_moment and self.recompute_moment + early > self.logits:
+            # checkpointing: the first layer recomputed, beside the gradients made before it
             activations, logits = self.activations_saved + self.recompute_moment, 0.0
         else:
-            activations, logits = self.activations_saved, self.logits
+            activations, logits, early = self.activations_saved, self.logits, 0.0
         kv = self.rollout_kv
         if self.gen_seqs:
             gathered = self.gen_gather * (1 - 1 / n) if multi and s == "zero3" else 0.0
@@ -208,7 +215,7 @@ class MemoryModel:
             kv += max(0.0, peak - train)
         return (
             self.weights / w_div,  # weights
-            grads * self.gradients / g_div,  # gradients
+            grads * self.gradients / g_div + early,  # gradients
             opt_on_gpu * self.master / o_div,  # master
             opt_on_gpu * self.optimizer / o_div,  # optimizer
             self.adapters_weights / w_div  # adapters

@@ -218,8 +218,21 @@ def memory_model(mi: MemoryInputs, counts: ParamCounts, adapters: Adapters) -> M
         # Fused AdamW (HF Trainer's default) steps without temporaries (memory.py, measured).
         optimizer_temporaries=counts.total * OPTIMIZER_TEMP_BYTES.get(tr.method, 0.0),
         accumulating=tr.grad_accum > 1,
+        gradients_at_recompute=gradients_at_recompute(tr, counts),
         **extra,
     )
+
+
+def gradients_at_recompute(tr: TrainingSpec, counts: ParamCounts) -> float:
+    """Full fine-tuning with checkpointing: the parameter gradients that exist while the first
+    layer is recomputed — all but layer 0's and the untied input embedding's (a tied one is the
+    head's, made first). Measured with validation/backward_trace.py (no --warm): the fresh
+    step's peak is there, in layer 0's down projection backward."""
+    recipe = RECIPES[tr.method]
+    if not recipe.full or tr.checkpointing != "full":
+        return 0.0
+    embedding = counts.embedding if counts.lm_head else 0.0
+    return (counts.total - counts.layer - embedding) * recipe.gradients
 
 
 def alignment_memory(
