@@ -308,7 +308,7 @@ class GpuComparer:
                 continue
             p = self._plans.get(o.facts)
             if p is None:
-                p = self._plans[o.facts] = plan(inputs_on_gpu(inputs, o.spec))
+                p = self._plans[o.facts] = plan(inputs_on_gpu(inputs, o.spec), alternative=False)
                 self.plans += 1
                 spent += PLAN_UNITS
             self._rows[id(o)] = (o, offer_row(p, o))

@@ -208,15 +208,19 @@ def _rollout_billed(n: int, rent: Rented, engines: Engines | None, inputs: Estim
     return rollout_rented(n, rent, engines.extra_gpus, hw.gpu.rent_unit_gpus, hw.rent_whole_units)
 
 
-def plan(inputs: EstimateInputs) -> Plan:
-    """Parameters, tokens, FLOPs, memory and GPUs, and the MFU-free part of the time."""
+def plan(inputs: EstimateInputs, alternative: bool = True) -> Plan:
+    """Parameters, tokens, FLOPs, memory and GPUs, and the MFU-free part of the time.
+
+    ``alternative=False``: without the other checkpointing setting's layout (checkpointing
+    "auto"), which only the result's layout summary shows; nothing else of the plan depends on
+    it ("Which GPU" rows: compare.offer_row)."""
     tr, hw, gpu = inputs.training, inputs.hardware, inputs.hardware.gpu
     job = _job(inputs)
     counts, adapters = job.counts, job.adapters
     warnings = list(job.token_warnings)
     node = hw.gpus_per_node or gpu.gpus_per_node
     mi = MemoryInputs.of(inputs)
-    alternative: Layout | None = None
+    other_layout: Layout | None = None
     if tr.checkpointing == "auto":
         # Memory is cheap arithmetic: both settings, then the time of each from one plan.
         w_on: list[str] = []
@@ -236,8 +240,8 @@ def plan(inputs: EstimateInputs) -> Plan:
         step, other, other_w = (on, off, w_off) if ckpt else (off, on, w_on)
         warnings += w_on if ckpt else w_off
         chosen = _layout(inputs, job, ckpt, step, mi, node, reason, warnings)
-        if other.breakdown.fits:  # a road that cannot be taken has no time or cost to show
-            alternative = _layout(inputs, job, not ckpt, other, mi, node, "", other_w, chosen)
+        if alternative and other.breakdown.fits:  # a road that cannot be taken has no cost
+            other_layout = _layout(inputs, job, not ckpt, other, mi, node, "", other_w, chosen)
     else:
         ckpt = tr.checkpointing == "full"
         step = memory_step(mi, counts, adapters, warnings)
@@ -250,7 +254,7 @@ def plan(inputs: EstimateInputs) -> Plan:
     return Plan(
         inputs, counts, job.params, job.tokens, chosen.flops, chosen.step.breakdown,
         job.checkpoint, chosen.time, nodes, tuple(warnings), chosen.policy_flops,
-        chosen.extra_flops, job.shape, chosen.engines, chosen, alternative,
+        chosen.extra_flops, job.shape, chosen.engines, chosen, other_layout,
     )  # fmt: skip
 
 

@@ -320,3 +320,30 @@ def test_a_spot_row_ranks_by_its_spot_cost():
     assert on_spot.run_usd == pytest.approx(hours * f * 2.0) and f >= 1.0
     assert [r.provider for r in rank_by_cost([on_demand, on_spot])] == ["Vast.ai", ""]
     assert comparison_row  # imported for the module's public API
+
+
+def test_the_comparers_plans_skip_the_other_checkpointing_layout(monkeypatch):
+    """A row shows the chosen layout only: with checkpointing "auto" the comparer's plans lay
+    out one setting, not both (issue 17: a quarter of a 5,000-GPU comparison), and the rows are
+    still the whole estimates' rows (test_the_comparers_row_path_gives_the_whole_estimates_rows)."""
+    import importlib
+
+    from ftcost_gui.core.compare import GpuComparer, offer
+
+    estimate_mod = importlib.import_module("ftcost_gui.core.estimate")
+    layouts = {"n": 0}
+    real = estimate_mod._layout
+
+    def counting(*args, **kwargs):
+        layouts["n"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(estimate_mod, "_layout", counting)
+    inputs = EstimateInputs()
+    assert inputs.training.checkpointing == "auto"
+    comparer = GpuComparer()
+    rows = comparer.rows(inputs, [offer(g) for g in builtin_catalog().gpus])
+    assert layouts["n"] == comparer.plans == len(rows)
+    for r in rows:
+        whole = estimate(inputs_with_gpu(inputs, r.spec))
+        assert (r.on_demand_usd, r.warnings) == (whole.cost.on_demand_usd, whole.warnings)
