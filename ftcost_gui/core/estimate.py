@@ -24,7 +24,7 @@ from .memory_step import MemoryInputs, MemoryStep
 from .params import Adapters, lora_work, param_summary
 from .plan import Layout, Plan
 from .ranges import range_summary
-from .remembered import adapters_of, counts_of, memory_step
+from .remembered import adapters_of, counts_of, memory_step, recall
 from .results import (
     EstimateResult,
     FlopBreakdown,
@@ -81,9 +81,10 @@ def _job(inputs: EstimateInputs) -> _Job:
     """The job's GPU-free part, remembered for the last few model, data, training and objective
     sections (nothing of it reads the hardware, efficiency, overheads, spot or project)."""
     key = (inputs.model, inputs.data, inputs.training, inputs.objective)
-    for known, job in _JOB_MEMO:
-        if known == key:
-            return job
+    return recall(_JOB_MEMO, key, lambda: _new_job(inputs), size=4)
+
+
+def _new_job(inputs: EstimateInputs) -> _Job:
     m, tr = inputs.model, inputs.training
     counts = counts_of(m)
     full = RECIPES[tr.method].full
@@ -93,10 +94,7 @@ def _job(inputs: EstimateInputs) -> _Job:
     shape = alignment.rl_shape(inputs) if alignment.is_rl(inputs.objective) else None
     checkpoint = resumable_checkpoint(tr.method, counts, adapters)
     params = param_summary(counts, adapters, full)
-    job = _Job(counts, adapters, tokens, tuple(told), shape, checkpoint, params, {})
-    _JOB_MEMO.insert(0, (key, job))
-    del _JOB_MEMO[4:]
-    return job
+    return _Job(counts, adapters, tokens, tuple(told), shape, checkpoint, params, {})
 
 
 def _flops(inputs: EstimateInputs, job: _Job, ckpt: bool) -> _Flops:

@@ -11,7 +11,9 @@ Nothing here is a figure: each function returns what its source step would
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TypeVar
 
 from .architecture import ModelSpec, ParamCounts, effective_counts
 from .inputs import TrainingSpec
@@ -22,6 +24,8 @@ from .params import NO_ADAPTERS, Adapters, lora_adapters
 # Auto checkpointing: both settings, the count rented and the ranges' rows, for one inputs and
 # the one before it (an edit compares with what it replaced).
 SIZE = 8
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 _Memo = list[tuple[tuple[object, ...], MemoryStep, list[str]]]
 MEMORY_MEMO: _Memo = []
 COUNTS_MEMO: list[tuple[ModelSpec, ParamCounts]] = []
@@ -33,6 +37,18 @@ MODEL_KEY_FIELDS = frozenset(
     {"model", "training", "seq_len", "gpu_memory_gib", "usable_memory_fraction",
      "framework_overhead_gib", "objective"}
 )  # fmt: skip
+
+
+def recall(memo: list[tuple[_K, _V]], key: _K, make: Callable[[], _V], size: int = SIZE) -> _V:
+    """The value remembered for an equal key, else ``make()``, remembered first (the last
+    ``size`` keys are kept)."""
+    for known, value in memo:
+        if known == key:
+            return value
+    value = make()
+    memo.insert(0, (key, value))
+    del memo[size:]
+    return value
 
 
 def clear() -> None:
@@ -96,24 +112,12 @@ def model_of(mi: MemoryInputs, counts: ParamCounts, adapters: Adapters) -> Memor
         mi.framework_overhead_gib, mi.objective, reads_gpu_memory(mi) and mi.gpu_memory_gib,
         counts, adapters,
     )  # fmt: skip
-    for known, model in MODELS_MEMO:
-        if known == key:
-            return model
-    model = memory_model(mi, counts, adapters)
-    MODELS_MEMO.insert(0, (key, model))
-    del MODELS_MEMO[SIZE:]
-    return model
+    return recall(MODELS_MEMO, key, lambda: memory_model(mi, counts, adapters))
 
 
 def counts_of(m: ModelSpec) -> ParamCounts:
     """``effective_counts(m)``."""
-    for known, counts in COUNTS_MEMO:
-        if known == m:
-            return counts
-    counts = effective_counts(m)
-    COUNTS_MEMO.insert(0, (m, counts))
-    del COUNTS_MEMO[SIZE:]
-    return counts
+    return recall(COUNTS_MEMO, m, lambda: effective_counts(m))
 
 
 def adapters_of(m: ModelSpec, counts: ParamCounts, tr: TrainingSpec) -> Adapters:
@@ -121,10 +125,4 @@ def adapters_of(m: ModelSpec, counts: ParamCounts, tr: TrainingSpec) -> Adapters
     if RECIPES[tr.method].full:
         return NO_ADAPTERS
     key = (m, counts, tr.lora_rank, tr.lora_targets)
-    for known, adapters in ADAPTERS_MEMO:
-        if known == key:
-            return adapters
-    adapters = lora_adapters(m, counts, tr)
-    ADAPTERS_MEMO.insert(0, (key, adapters))
-    del ADAPTERS_MEMO[SIZE:]
-    return adapters
+    return recall(ADAPTERS_MEMO, key, lambda: lora_adapters(m, counts, tr))
