@@ -15,7 +15,10 @@ def format_estimate(inputs: EstimateInputs, r: EstimateResult) -> str:
     lines = [term(headline(inputs, r)), ""]
     for section in estimate_sections(inputs, r):
         lines.append(term(section.title))
-        lines += [f"  {label:<{LABEL_WIDTH}}{term(value)}" for label, value in section.rows]
+        # A longer label ('Cost per run (3-year committed)') widens its section's column: a
+        # value never runs into its label.
+        width = max([LABEL_WIDTH, *(len(label) + 1 for label, _ in section.rows)])
+        lines += [f"  {label:<{width}}{term(value)}" for label, value in section.rows]
         lines += [f"  - {term(item)}" for item in section.items]
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"

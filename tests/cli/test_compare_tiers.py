@@ -4,6 +4,7 @@ is by (each row's run cost at its tier), never 'on-demand' for a 1-year rate (is
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -81,3 +82,16 @@ def test_committed_and_spot_rows_are_ranked_and_worded_at_their_tier(capsys):
     names = [next(n for n in costs if f" {n} " in f" {line} ") for line in order]
     assert [costs[n] for n in names] == sorted(costs.values())
     assert "$ PER RUN: at the row's tier" in out
+
+
+def test_a_long_tier_label_never_runs_into_its_value(capsys):
+    assert main(["estimate", "--gpu-pricing-tier", "committed_3y"]) == 0
+    out = capsys.readouterr().out
+    ranges = out.split("Ranges (low / expected / high)\n", 1)[1].split("\n  - ", 1)[0]
+    rows = ranges.splitlines()
+    label = "Cost per run (3-year committed)"
+    row = next(line for line in rows if line.startswith(f"  {label}"))
+    assert row[2 + len(label)] == " "  # was '…committed)$5.18 / …'
+    # The section's values in one column (labels are words; values start with a digit or '$').
+    columns = {re.match(r"^  (.+?) +([$\d].*)$", line).start(2) for line in rows}
+    assert len(columns) == 1, rows
