@@ -124,6 +124,12 @@ def recompute_stations(
     return tuple(tuple(head + st) for st in stations)
 
 
+def peak_station(stations: tuple[tuple[Saved, ...], ...], tokens: float) -> tuple[Saved, ...]:
+    """The station with the most bytes for ``tokens`` tokens (empty without checkpointing)."""
+    return max(stations, key=lambda st: total(st) * tokens + fixed(st), default=())
+
+
 def station_bytes(stations: tuple[tuple[Saved, ...], ...], tokens: float) -> float:
     """The largest station's bytes for ``tokens`` tokens (0 without checkpointing)."""
-    return max((total(st) * tokens + fixed(st) for st in stations), default=0.0)
+    st = peak_station(stations, tokens)
+    return total(st) * tokens + fixed(st)

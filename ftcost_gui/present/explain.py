@@ -9,8 +9,11 @@ re-derives a figure.
 from __future__ import annotations
 
 from ..core.activations import Saved, source_record
+from ..core.activations import fixed as fixed_bytes
+from ..core.activations import total as total_bytes
 from ..core.inputs import METHOD_LABELS, SHARDING_LABELS, EstimateInputs
 from ..core.memory_step import inventory_for
+from ..core.recompute import peak_station
 from ..core.results import MEMORY_PART_LABELS, EstimateResult
 from ..core.units import GIB, fmt_gib, fmt_hours, fmt_pct, fmt_usd
 from .blocks import Bold, Inline, Items, Name, Ref, Section, Table, formula, note, text, to_html
@@ -198,6 +201,11 @@ def activations_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
                    for s in missing)  # fmt: skip
         add("first layer lacks", tuple(negated))
     add("outside", inv.outside)
+    station = peak_station(inv.recompute, tokens)
+    for item in station:  # beside the recomputed layer at its peak (core/recompute.py)
+        size = f"{fmt_count(item.fixed_bytes)} B per layer" if item.fixed_bytes else (
+            f"{item.bytes_per_token:,.1f}")  # fmt: skip
+        rows.append(((f"recomputed layer's peak: {item.name}",), (size,), ("backward_peak.json",)))
     layers = m.num_layers
     per_layer = f"{inv.layer_bytes:,.1f} B/token"
     if inv.layer_fixed_bytes:
@@ -207,9 +215,13 @@ def activations_section(inputs: EstimateInputs, r: EstimateResult) -> Section:
             f"saved = L × 2·h × tokens + outside = {layers} × {2 * m.hidden_size:,} × "
             f"{tokens:,.0f} + {inv.outside_bytes:,.1f} × {tokens:,.0f} = ",
             Bold(fmt_gib(r.memory.activations_saved_bytes, 2)),
-            f"; one layer recomputed in backward = {per_layer} × {tokens:,.0f} tokens = ",
+            f"; one layer recomputed in backward, at its peak = ({per_layer} + "
+            f"{total_bytes(station):,.1f} B/token beside it) × {tokens:,.0f} tokens"
+            + (f" + {fmt_count(fixed_bytes(station))} B" if fixed_bytes(station) else "")
+            + " = ",
             Bold(fmt_gib(r.memory.activations_working_bytes, 2)),
-            Ref("article 001: 2·L·b·s·h with recomputation"),
+            f"; the loss path's {inv.loss_freed_bytes:,.1f} B/token are freed before it",
+            Ref("article 001: 2·L·b·s·h with recomputation; backward_peak.json"),
         )
     else:
         first = "" if inv.first == inv.layer else f" (first layer: {inv.first_bytes:,.1f} B/token)"

@@ -363,8 +363,9 @@ ASSUMPTIONS: tuple[tuple[str, str, str], ...] = (
         "backward (PyTorch + Transformers + PEFT, docs/data/measured/): norm precision copies, "
         "what frozen layers keep under LoRA, adapter dtype, eager attention's s² tensors, "
         "MoE routing and PEFT's merged expert weights; with full checkpointing each layer keeps "
-        "its input (2·L·b·s·h) and one layer is recomputed in backward.",
-        "measured records; article 001; Dao 2022",
+        "its input (2·L·b·s·h) and one layer is recomputed in backward, with its output's "
+        "gradient and one moment's temporaries beside it (measured op by op).",
+        "measured records; backward_peak.json; article 001; Dao 2022",
     ),
     (
         "Logits and loss",

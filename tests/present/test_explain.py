@@ -87,3 +87,24 @@ def test_tokens_mode_step_check_counts_one_pass():
     assert f"× 1 = {r.step_check.total_steps:,}" in html
     assert "a token total counts as useful tokens" in html
     assert "padding to the max length" not in html
+
+
+def test_recomputed_layer_peak_is_listed_and_its_formula_adds_up():
+    """Llama-3.1-8B, LoRA on q, k, v, o (fp32), chunked loss, checkpointing: beside the
+    recomputed layer (its saved tensors) the explanation lists what its peak adds, by hand:
+    its output's gradient 2h = 8,192, the adapters' fp32 input-cast gradient and bf16 sum
+    6h = 24,576, and the down projection's input gradient 2i = 28,672 B per token."""
+    from tests.core.helpers import make
+
+    inputs = make(
+        "llama-3.1-8b", training__method="lora", training__checkpointing="full",
+        training__loss="chunked",
+    )  # fmt: skip
+    r = estimate(inputs)
+    text = re.sub(r"\s+", " ", _text(explain_html(inputs, r)))
+    h, i = 4096, 14336
+    beside = 2 * h + 6 * h + 2 * i
+    assert "recomputed layer's peak: down projection's input gradient (bf16)28,672.0" in text
+    tokens = r.memory.activations_working_bytes / (205_192 + beside)
+    assert tokens == pytest.approx(inputs.training.micro_batch * inputs.data.max_seq_len)
+    assert f"(205,192.0 B/token + {beside:,.1f} B/token beside it)" in text
