@@ -18,15 +18,10 @@ from pydantic import (
 
 from ._field import fld
 from .architecture import ModelSpec
+from .gpu_spec import TIER_LABELS as TIER_LABELS  # re-exported: the catalog names tiers
 from .inputs import GpuSpec
 from .throughput import MAMF_AS_OF, achievable_rule
 
-TIER_LABELS: dict[str, str] = {
-    "on_demand": "On-demand",
-    "spot": "Spot",
-    "committed_1y": "1-year committed",
-    "committed_3y": "3-year committed",
-}
 CURRENCY = "USD"
 """Every price of a catalog is in US dollars (the file says so: ``"currency": "USD"``)."""
 

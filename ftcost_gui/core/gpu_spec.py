@@ -15,6 +15,12 @@ from .throughput import MAMF_TFLOPS
 Interconnect = Literal["nvlink", "pcie", "infinity_fabric", "ici", "ethernet", "thunderbolt"]
 Network = Literal["infiniband", "ethernet", "ici", "thunderbolt"]
 PricingTier = Literal["on_demand", "spot", "committed_1y", "committed_3y"]
+TIER_LABELS: dict[str, str] = {
+    "on_demand": "On-demand",
+    "spot": "Spot",
+    "committed_1y": "1-year committed",
+    "committed_3y": "3-year committed",
+}
 MAMF_H100 = round(MAMF_TFLOPS["H100"][0] / MAMF_TFLOPS["H100"][1], 3)
 
 

@@ -17,6 +17,7 @@ from . import calibration as cal
 from . import rollout
 from .architecture import ParamCounts
 from .comm import CommPlan, comm_overhead_table, exposed_s
+from .gpu_spec import TIER_LABELS
 from .inputs import EstimateInputs
 from .memory import (
     ADAPTER_GRAD_BYTES,
@@ -367,7 +368,10 @@ def billed_run_usd(
         return on_demand_usd
     if spot_usd is not None:
         return spot_usd
-    warnings.append("No spot price for this GPU: the project is priced on-demand.")
+    tier = TIER_LABELS.get(inputs.hardware.gpu.pricing_tier, "On-demand")
+    warnings.append(
+        f"No spot price for this GPU: the project is priced at its {tier.lower()} rate."
+    )
     return on_demand_usd
 
 

@@ -153,3 +153,19 @@ def test_the_ranges_word_the_tier():
     names = [row[0] for row in range_rows(inputs, r)]
     assert "Cost per run (3-year committed)" in names and "Cost per run (on-demand)" not in names
     assert price_source(inputs, r).startswith("3-year committed offers $2.00 – $3.00")
+
+
+def test_spot_billing_without_a_spot_price_names_the_rate_it_falls_back_to():
+    """Spot asked for, no spot price: the run is billed at the row's own tier, worded as such."""
+
+    def warning(tier: str) -> str:
+        inputs = _with_tier(tier, on_demand_usd_per_hour=2.0)
+        gpu = inputs.hardware.gpu.model_copy(update={"spot_usd_per_hour": None})
+        project = inputs.project.model_copy(update={"billing": "spot"})
+        hardware = inputs.hardware.model_copy(update={"gpu": gpu})
+        r = estimate(inputs.model_copy(update={"hardware": hardware, "project": project}))
+        (found,) = [w for w in r.warnings if w.startswith("No spot price")]
+        return found
+
+    assert warning("committed_1y").endswith("priced at its 1-year committed rate.")
+    assert warning("on_demand").endswith("priced at its on-demand rate.")
