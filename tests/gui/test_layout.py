@@ -164,6 +164,28 @@ def test_start_up_messages_never_draw_over_the_summary(qtbot, tmp_path):
     assert window.summary_label.text()
 
 
+def test_every_result_tab_shows_its_title_at_1024x700(qtbot):
+    """With the add-ons' tabs (Which GPU, Plan, What Fits) the result tabs fit the bar at 1024 px:
+    no tab sits behind scroll arrows (ux, session 4: 'What Fits' did, with 'How this is
+    computed' as a title; it is 'Arithmetic' now, the long name in its tooltip)."""
+    window = build_window(build_plots_now=True)
+    qtbot.addWidget(window)
+    window.resize(1024, 700)
+    window.show()
+    qtbot.waitExposed(window)
+    _settle(qtbot)
+    tabs = window.results.tabs
+    bar = tabs.tabBar()
+    titles = [tabs.tabText(i) for i in range(tabs.count())]
+    assert tabs.count() >= 6, titles  # charts, breakdown, arithmetic, compare + add-ons
+    # 10% to spare: under X11 the results column is ~60 px narrower than offscreen (592 vs 652
+    # px; same fonts), and there the old titles needed 609 px: 'What Fits' behind the arrows.
+    need = bar.sizeHint().width()
+    assert need <= 0.9 * tabs.width(), f"tabs need {need} px of {tabs.width()}: {titles}"
+    tip = tabs.tabToolTip(titles.index("&Arithmetic"))
+    assert tip.startswith("How this is computed")
+
+
 # The memory chart's data area at 1024×700 (ux, session 4): its legend below took 5–7 rows and
 # left 66–79 px of a 271 px plot (6 px for the RL project by method after a mode switch, the legend
 # laid out while hidden). Now: 116–221 px, the x-axis title spared when the plot is short.

@@ -1,6 +1,6 @@
 """The right-hand side: banners, the headline figures and the result tabs, fed by the store.
 
-Tabs: Charts (``ChartsArea``), Breakdown, How this is computed, Compare, and those add-ons add.
+Tabs: Charts (``ChartsArea``), Breakdown, Arithmetic (how this is computed), Compare, add-ons'.
 The breakdown, the explanation and the comparison are rebuilt only while on screen. While the
 selected scenario cannot be estimated the failure replaces headline and tabs, so no figure of other
 inputs (the previous file's, or the last edit that worked) stands beside these inputs.
@@ -38,7 +38,12 @@ class ResultsArea(QWidget):
         self.explain.setObjectName("explain")
         self.explain.setOpenExternalLinks(False)
         self.explain.setAccessibleName("How this is computed")
-        self.tabs.addTab(self.explain, "How this is &computed")
+        # A short title: at 1024 px the tab bar must hold the add-ons' tabs too (Which GPU,
+        # Plan, What Fits) without scroll arrows hiding the last one.
+        index = self.tabs.addTab(self.explain, "&Arithmetic")
+        self.tabs.setTabToolTip(
+            index, "How this is computed: each figure's arithmetic, your numbers"
+        )
         self.compare = ComparisonView()
         self.tabs.addTab(self.compare, "Com&pare")
         self.results_page = QWidget()
