@@ -75,11 +75,6 @@ DOCUMENTED_KEYS = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _config_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
-
-
 def run_json(capsys, *argv: str) -> dict:
     rc = main(["estimate", *argv, "--json"])
     out, err = capsys.readouterr()

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
 from ftcost_gui.cli import main
 from ftcost_gui.core.catalog import GpuCatalog
 from ftcost_gui.core.units import fmt_usd
@@ -15,11 +13,6 @@ from ftcost_gui.io.catalog_store import CatalogStore
 from ftcost_gui.io.resources import builtin_catalog
 
 FLAGS = ["--model", "llama-2-7b", "--method", "qlora", "--tokens", "1e8"]
-
-
-@pytest.fixture(autouse=True)
-def _config_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
 
 
 def _tiered_catalog() -> None:

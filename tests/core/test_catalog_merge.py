@@ -22,11 +22,6 @@ from ftcost_gui.core.catalog import (
 from ftcost_gui.io.resources import builtin_catalog
 
 
-@pytest.fixture(autouse=True)
-def _config_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
-
-
 def gpu(gpu_id: str, **kw) -> CatalogGpu:
     base = builtin_catalog().find("l4").model_dump()
     return CatalogGpu.model_validate({**base, "id": gpu_id, "name": f"GPU {gpu_id}", **kw})

@@ -22,11 +22,6 @@ from ftcost_gui.core.inputs import EstimateInputs
 from ftcost_gui.io.resources import builtin_catalog, builtin_presets
 
 
-@pytest.fixture(autouse=True)
-def _config_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
-
-
 def job(model: str = "llama-2-7b", method: str = "qlora", **training) -> EstimateInputs:
     return EstimateInputs.model_validate(
         {

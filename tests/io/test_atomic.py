@@ -14,11 +14,6 @@ from ftcost_gui.io.atomic import atomic_write_bytes, atomic_write_text
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
 
 
-@pytest.fixture(autouse=True)
-def _config_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
-
-
 def test_writes_new_file_without_leftovers(tmp_path):
     target = tmp_path / "deep" / "er" / "doc.ftcost"
     atomic_write_bytes(target, b"hello \x00 world")

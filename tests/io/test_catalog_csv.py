@@ -32,11 +32,6 @@ DOCUMENTED = [
 ]  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def _config_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
-
-
 def row(**kw) -> dict[str, str]:
     """A valid CSV row as text cells (the A10's figures)."""
     base = {

@@ -28,11 +28,6 @@ from ftcost_gui.io.resources import builtin_catalog
 from .test_catalog_csv import csv_text, row
 
 
-@pytest.fixture(autouse=True)
-def _config_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
-
-
 def _catalog(name: str = "Mine") -> GpuCatalog:
     return GpuCatalog(name=name, gpus=builtin_catalog().gpus[:2])
 

@@ -23,11 +23,6 @@ from ftcost_gui.io.resources import builtin_catalog
 CORRUPT_NAME = re.compile(r"^(?P<orig>.+\.json)\.corrupt-\d{8}-\d{6}-\d{6}(-\d+)?$")
 
 
-@pytest.fixture(autouse=True)
-def _config_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
-
-
 @pytest.fixture
 def store(tmp_path) -> CatalogStore:
     return CatalogStore()

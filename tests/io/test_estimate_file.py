@@ -27,11 +27,6 @@ from ftcost_gui.io.resources import builtin_catalog, builtin_presets
 FIXTURE_V1 = Path(__file__).resolve().parents[1] / "data" / "estimate_v1.ftcost"
 
 
-@pytest.fixture(autouse=True)
-def _config_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
-
-
 def sample_inputs() -> EstimateInputs:
     return EstimateInputs.model_validate(
         {

@@ -14,11 +14,6 @@ REQUIRED_GPUS = (
 PRESET_IDS = ("qwen2.5-0.5b", "qwen2.5-7b", "qwen2.5-72b", "llama-2-7b", "llama-2-70b")
 
 
-@pytest.fixture(autouse=True)
-def _config_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("FTCOST_CONFIG_DIR", str(tmp_path / "config"))
-
-
 def test_resources_folder():
     root = resources_root()
     assert (root / "gpus.json").is_file()
