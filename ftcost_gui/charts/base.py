@@ -7,6 +7,8 @@ window is open). The report fixes the light ``PAPER`` theme instead (``use_theme
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Signal
 from PySide6.QtGui import QFontMetrics
@@ -53,6 +55,9 @@ class PlotView(QWidget):
         for side in AXES:
             self.plot_item.getAxis(side).setStyle(maxTickLevel=1)
         self._legend_inside = not legend_column
+        # Legend entries made by ``show_legend``, kept (hidden) while not listed: (item, name) →
+        # (sample, label). pyqtgraph's LegendItem closes the entries it removes.
+        self._legend_entries: dict[tuple[object, str], tuple[object, pg.LabelItem]] = {}
         self._x_label_spared = False
         if legend_column:
             # Below the plot in three columns: never covers data and never clipped, even when
@@ -83,6 +88,42 @@ class PlotView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.plot_widget)
+
+    # --- the legend ----------------------------------------------------------------------------
+    def show_legend(self, entries: Sequence[tuple[object, str]]) -> None:
+        """The legend lists ``entries`` ((plot item, name), in order), laid out as
+        ``LegendItem.addItem`` lays them out one by one, from entries made once and kept: a part
+        leaving the legend and coming back (CPU offload off and on) makes no new label items."""
+        legend = self.legend
+        layout = legend.layout
+        for i in range(layout.count() - 1, -1, -1):
+            layout.removeAt(i)
+        wanted = []
+        for item, name in entries:
+            entry = self._legend_entries.get((item, name))
+            if entry is None:  # as LegendItem.addItem makes it
+                label = pg.LabelItem(
+                    name, color=legend.opts["labelTextColor"], justify="left",
+                    size=legend.opts["labelTextSize"],
+                )  # fmt: skip
+                sample = item if isinstance(item, legend.sampleType) else legend.sampleType(item)
+                sample.sigClicked.connect(legend.sigSampleClicked)
+                entry = self._legend_entries[(item, name)] = (sample, label)
+            wanted.append(entry)
+        for sample, label in legend.items:
+            if (sample, label) not in wanted:
+                sample.hide()
+                label.hide()
+        legend.items = wanted
+        for i, (sample, label) in enumerate(wanted):
+            # Stacked as if made now, in this order: a row's swatch overlaps the next row's.
+            sample.setZValue(2 * i)
+            label.setZValue(2 * i + 1)
+            sample.show()
+            label.show()
+            legend._addItemToLayout(sample, label)
+        legend.updateSize()
+        self.fit_legend()
 
     # --- the legend column -------------------------------------------------------------------
     def fit_legend(self) -> None:
@@ -217,7 +258,9 @@ class PlotView(QWidget):
             axis.setTextPen(pg.mkPen(fg))  # tick labels and the axis title
         pi.titleLabel.setText(pi.titleLabel.text, color=fg)
         self.legend.setLabelTextColor(fg)  # for labels added later; redraw those there now:
-        for _sample, label in self.legend.items:
+        shown = {id(label) for _sample, label in self.legend.items}
+        kept = [label for _s, label in self._legend_entries.values() if id(label) not in shown]
+        for label in [label for _sample, label in self.legend.items] + kept:
             label.setText(label.text, color=fg)
         if self._legend_inside:  # drawn over the data: a box of paper
             self.legend.setBrush(pg.mkBrush(theme.legend_brush()))

@@ -163,12 +163,8 @@ class MemoryPlot(PlotView):
         if (keys, extra) == (self._legend_keys, self._legend_extra):
             return
         self._legend_keys, self._legend_extra = keys, extra
-        self.legend.clear()
-        for key in keys:
-            self.legend.addItem(self.bars[key], LEGEND_LABELS.get(key, MEMORY_PART_LABELS[key]))
-        for item, label in extra:
-            self.legend.addItem(item, label)
-        self.fit_legend()
+        parts = [(self.bars[k], LEGEND_LABELS.get(k, MEMORY_PART_LABELS[k])) for k in keys]
+        self.show_legend([*parts, *extra])
 
     def set_bars(self, bars: MemoryBars) -> None:
         """Draw one stacked bar per method; the same bars as last time draw nothing."""
