@@ -19,6 +19,7 @@ from ..core.series import ScenarioSeries
 from ..core.units import fmt_usd
 from ..present.memory_texts import PLOT_TITLE_SCENARIOS
 from .cost_plot import BAND, CostPlot
+from .curve_layer import CurveLayers, LayeredCurve
 from .memory_plot import WIDTH, MemoryPlot, count_label_y
 from .theme import Theme
 
@@ -56,9 +57,9 @@ def _once(obj: object, method: str) -> Iterator[None]:
             getattr(obj, method)()
 
 
-def _curve(plot_item: pg.PlotItem) -> pg.PlotCurveItem:
+def _curve(plot_item: pg.PlotItem) -> LayeredCurve:
     """An empty curve added to the plot (``PlotItem.plot`` makes a PlotDataItem)."""
-    item = pg.PlotCurveItem()
+    item = LayeredCurve()
     plot_item.addItem(item)
     return item
 
@@ -233,9 +234,12 @@ class ScenarioCostPlot(CostPlot):
         self.legend.clear()
         # Plain curves (not PlotDataItems: no scatter child, no data pipeline per paint): one
         # per scenario and one per spot price, kept between calls (issue 17).
-        self.curves: list[pg.PlotCurveItem] = []  # one per scenario, kept between calls
-        self.spot_curves: list[pg.PlotCurveItem] = []  # the scenarios' that have a spot price
-        self._spot_items: list[pg.PlotCurveItem | None] = []  # per scenario
+        self.curves: list[LayeredCurve] = []  # one per scenario, kept between calls
+        self.spot_curves: list[LayeredCurve] = []  # the scenarios' that have a spot price
+        self._spot_items: list[LayeredCurve | None] = []  # per scenario
+        # The curves of the scenarios not selected (those an edit leaves alone) are painted
+        # from cached images; the selected scenario's curves paint live (issue 17).
+        self.layers = CurveLayers(self.view_box)
         self._brushes: dict[str, QBrush] = {}  # marker brush per colour, reused (its symbol
         # is rendered once per brush: pyqtgraph caches symbols by the brush object)
         self._drawn_as: list[tuple[object, object]] = []  # per scenario: (its curve, its look)
@@ -294,6 +298,7 @@ class ScenarioCostPlot(CostPlot):
             if spot_item is not None:
                 pi.removeItem(spot_item)
         ods, spots, spots_data = [], [], []
+        changed: list[pg.GraphicsObject] = []  # curves given new data or pens
         ymax = 0.0
         for i, (name, curve, now) in enumerate(zip(names, series.curves, series.now, strict=True)):
             color = scenario_color(i, self.theme)
@@ -312,6 +317,7 @@ class ScenarioCostPlot(CostPlot):
                 od = np.array(curve.on_demand_usd)
                 spot = np.array(curve.spot_usd, dtype=float) if curve.spot_usd is not None else None
                 item.setData(self.x, od)
+                changed.append(item)
                 spot_item = self._spot_items[i]
                 if spot is None and spot_item is not None:
                     pi.removeItem(spot_item)
@@ -321,6 +327,7 @@ class ScenarioCostPlot(CostPlot):
                         spot_item = self._spot_items[i] = _curve(pi)
                         was_look = (None, None, was_look and was_look[2])  # its pen too
                     spot_item.setData(self.x, spot)
+                    changed.append(spot_item)
             else:
                 od, spot = self.ods[i], self.spots[i]
             if look != was_look:
@@ -328,10 +335,12 @@ class ScenarioCostPlot(CostPlot):
                     Qt.PenStyle.SolidLine if i < len(SCENARIO_COLORS) else Qt.PenStyle.DashDotLine
                 )
                 item.setPen(pg.mkPen(color, width=3.2 if i == active else 2.0, style=style))
+                changed.append(item)
                 if self._spot_items[i] is not None:
                     self._spot_items[i].setPen(
                         pg.mkPen(color, width=1.4, style=Qt.PenStyle.DashLine)
                     )
+                    changed.append(self._spot_items[i])
                 if was_look is None or label != was_look[2]:  # renamed, or (un)selected
                     item.opts["name"] = label
                     entry = legend.getLabel(item)
@@ -350,6 +359,9 @@ class ScenarioCostPlot(CostPlot):
         self.ods, self.spots = ods, spots
         self.names = tuple(names)
         self.spot_curves = [c for c in self._spot_items if c is not None]
+        live = (self.curves[active], self._spot_items[active]) if 0 <= active < n else ()
+        cached = [c for c in (*self.curves, *self.spot_curves) if c not in live]
+        self.layers.arrange(cached, changed)
         if self.spot_curves and not key_shown:
             legend.addItem(self.spot_key, "spot (dashed)")
         elif key_shown and not self.spot_curves:

@@ -143,3 +143,77 @@ def test_an_edit_with_the_scenario_charts_on_screen_redraws_one_curve(window, wo
     # per-GPU mark lines get new data, whatever the number of scenarios.
     assert per_size[4] == per_size[40]
     assert per_size[4]["plan"] == 1 and per_size[4]["curves"] <= 4
+
+
+def _painting_order(cost) -> list:
+    """The curves of the cost plot in the order they are painted (a layer: its curves)."""
+    from ftcost_gui.charts.curve_layer import CurveLayer
+
+    order = []
+    for item in cost.view_box.childGroup.childItems():
+        if isinstance(item, CurveLayer):
+            order.extend(item.members)
+        elif (item in cost.curves or item in cost.spot_curves) and not item.layered:
+            order.append(item)  # painted live
+    return order
+
+
+def test_an_edit_with_the_scenario_charts_on_screen_strokes_the_edited_scenarios_curves_only(
+    window, monkeypatch
+):
+    """The curves of the scenarios an edit leaves alone are painted from cached layers: one
+    edit of the selected scenario strokes its two curves, whatever the number of scenarios;
+    selecting another scenario paints each layer once again; the painting order never changes
+    (each scenario's curves above the previous one's); export paints every curve itself."""
+    from PySide6.QtGui import QImage, QPainter
+
+    from ftcost_gui.charts.curve_layer import LayeredCurve
+
+    strokes = {"n": 0}
+    paint = pg.PlotCurveItem.paint
+
+    def counting_paint(self, *args):
+        if isinstance(self, LayeredCurve):
+            strokes["n"] += 1
+        return paint(self, *args)
+
+    monkeypatch.setattr(pg.PlotCurveItem, "paint", counting_paint)
+    window.store.set_document(_document(window.store.inputs, 40))
+    window.results.show_tab(window.charts)
+    window.charts.set_mode("scenarios")
+    QApplication.processEvents()
+    cost = window.charts.scenario_plots[1]
+    curves = len(cost.curves) + len(cost.spot_curves)
+    order = _painting_order(cost)
+    assert len(order) == curves and len(cost.layers.layers) >= 1
+    assert sum(layer.renders for layer in cost.layers.layers) >= 1  # painted: layers made
+    _one_edit_plain(window, 1.1)  # the axes took their labels' width after the first paint
+    renders = sum(layer.renders for layer in cost.layers.layers)
+    live = 2 if cost.spot_curves else 1
+    for factor in (1.05, 1.02):  # S0 stays below the largest scenario: the same axes
+        strokes["n"] = 0
+        _one_edit_plain(window, factor)
+        assert 0 < strokes["n"] <= live  # the selected scenario's curves, as often as painted
+        assert sum(layer.renders for layer in cost.layers.layers) == renders  # no layer again
+    assert _painting_order(cost) == order
+    # Another scenario selected: its curves paint live, the first one's join a layer.
+    window.store.select_scenario(5)
+    QApplication.processEvents()
+    assert _painting_order(cost) == order
+    assert cost.curves[5] not in cost.layers.layers[0].members
+    assert all(layer.members[0] is not cost.curves[5] for layer in cost.layers.layers)
+    # Export (no widget: report, PNG, SVG) strokes every curve itself, in the same order.
+    strokes["n"] = 0
+    image = QImage(400, 300, QImage.Format.Format_ARGB32_Premultiplied)
+    painter = QPainter(image)
+    cost.plot_widget.scene().render(painter)
+    painter.end()
+    assert strokes["n"] == curves
+
+
+def _one_edit_plain(window, factor: float) -> None:
+    inputs = window.store.inputs
+    field = _size_field(inputs)
+    assert window.store.set_field("data", field, _times(field, getattr(inputs.data, field), factor))
+    window.store.recompute_now()
+    QApplication.processEvents()
