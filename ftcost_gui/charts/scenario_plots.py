@@ -204,8 +204,10 @@ class ScenarioMemoryPlot(MemoryPlot):
         highs = [band[1] for band in bars.ranges_gib if band is not None]
         top = max(float(totals.max()) if n else 1.0, max(capacity, default=1.0), *highs) * 1.15
         # Room on the right for the legend (wider with the per-GPU marks), so it covers no bar.
-        self.plot_item.setXRange(-0.6, n + (0.9 if same else 1.5), padding=0)
-        self.plot_item.setYRange(0, top, padding=0)
+        # Both at once: x alone would first fit y to every item (auto-range still on for y).
+        self.plot_item.setRange(
+            xRange=(-0.6, n + (0.9 if same else 1.5)), yRange=(0, top), padding=0
+        )
 
     def _update_ticks(self) -> None:
         """Bar labels as long as the bar spacing allows (again on resize)."""
@@ -374,8 +376,7 @@ class ScenarioCostPlot(CostPlot):
         )
         mfus = [now.mfu_pct for now in series.now] or [40.0]
         xmin, xmax = min(8.0, min(mfus) - 2), max(62.0, max(mfus) + 2)
-        pi.setXRange(xmin, xmax, padding=0)
-        pi.setYRange(0, (ymax or 1.0) * 1.08, padding=0)
+        pi.setRange(xRange=(xmin, xmax), yRange=(0, (ymax or 1.0) * 1.08), padding=0)  # at once
         self.band_label.setPos(sum(BAND) / 2, (ymax or 1.0) * 0.01)
         self.od = self.ods[0] if self.ods else np.array([])
         self.spot = self.spots[0] if self.spots else None
