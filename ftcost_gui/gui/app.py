@@ -74,8 +74,8 @@ def build_window(
     window = MainWindow(store, settings, build_plots_now=build_plots_now)
     forms = window.form_tabs
     window.addons["model_import"] = ModelImportActions(window, forms.model_panel)
-    window.addons["catalogs"] = CatalogUi(window, forms.hardware_panel.catalog)
-    window.addons["plan"] = PlanUi(window, forms.hardware_panel.catalog)
+    window.addons["catalogs"] = CatalogUi(window, forms.catalog)
+    window.addons["plan"] = PlanUi(window, forms.catalog)
     figures = {key: card.caption for key, card in window.results.headline.cards.items()}
     window.addons["help"] = HelpUi(
         window, forms, figures, window.action_table, window.files.documentReset

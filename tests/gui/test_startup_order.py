@@ -2,8 +2,9 @@
 
 The figures live in benchmarks/bench_gui.py; these tests pin the choices that make them: no plot
 library before the window is on screen (every add-on included), the Qt-free modules before
-PySide6, the plots built after the first paint, and no module's source read for PySide6's
-``__feature__`` scan (~0.4 ms and its text kept in memory for each module imported after PySide6).
+PySide6, the plots built after the first paint, what the first window does not show loaded when
+first used, and no module's source read for PySide6's ``__feature__`` scan (~0.4 ms and its text
+kept in memory for each module imported after PySide6).
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from ftcost_gui.gui.app import start
 app, window = start(sys.argv[:1])
 loaded = list(sys.modules)
 before_show = {m: m in sys.modules for m in ("pyqtgraph", "numpy")}
+on_first_use = [m for m in (
+    "ftcost_gui.gui.catalog.editor", "ftcost_gui.core.planner", "ftcost_gui.core.plan_front",
+    "ftcost_gui.core.what_fits", "ftcost_gui.report.content") if m in sys.modules]
+panels_built = len(window.form_tabs.built_panels())
 window.show()
 app.processEvents()  # the first paint; the plots follow it on a zero timer
 plots_after_paint = window.charts.memory_plot is None
@@ -26,6 +31,8 @@ for _ in range(5):
     app.processEvents()
 print(json.dumps({
     "before_show": before_show,
+    "on_first_use": on_first_use,
+    "panels_built": panels_built,
     "order": [loaded.index(m) for m in ("ftcost_gui.core.estimate", "PySide6.QtWidgets")],
     "plots_after_paint": plots_after_paint,
     "plots_built": window.charts.memory_plot is not None,
@@ -43,6 +50,10 @@ def test_start_loads_the_core_before_qt_and_no_plot_library_before_the_first_pai
     got = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
     # Every add-on (dataset dialog, plan tabs, catalogs, help) waits with pyqtgraph and numpy.
     assert got["before_show"] == {"pyqtgraph": False, "numpy": False}
+    # Neither the catalog manager nor the plan search nor the report load with the window, and
+    # only the form tab on screen is built (tests/gui/test_lazy_forms.py).
+    assert got["on_first_use"] == []
+    assert got["panels_built"] == 1
     core, qt = got["order"]
     assert core < qt  # PySide6 hooks each import made after it
     assert got["plots_after_paint"] and got["plots_built"]

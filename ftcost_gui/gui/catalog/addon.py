@@ -4,17 +4,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ...io.catalog_store import CatalogProblem
 from ..services import ActionSpec, WindowServices
-from .editor import CatalogEditor, open_catalog_editor
 from .prices import PriceBar, PriceCheck
 from .service import CatalogService
 from .text import APP_TITLE, problems_status, problems_text
 from .which_gpu_tab import WhichGpuTab
+
+if TYPE_CHECKING:  # the manager dialog's modules load when it first opens (start-up: issue 17)
+    from .editor import CatalogEditor
 
 
 class CatalogUi(QObject):
@@ -51,11 +54,17 @@ class CatalogUi(QObject):
 
     # --- the manager ------------------------------------------------------------------------------
     def open_editor(self) -> CatalogEditor:
+        from .editor import open_catalog_editor
+
         return open_catalog_editor(self.service, self.services.dialog_parent())
 
     def _close_guard(self) -> bool:
         """Closing the window first offers to save a catalog being edited (Cancel keeps both)."""
         editor = self.service.editor
+        if editor is None:  # never opened: its module may not even be loaded
+            return True
+        from .editor import CatalogEditor
+
         return not isinstance(editor, CatalogEditor) or editor.close_guard()
 
     # --- problems with catalog files --------------------------------------------------------------

@@ -10,7 +10,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QLabel, QWhatsThis
 
 from ...io.guide import GLOSSARY_PAGE, resolve
-from ..panels import FormTabs
+from ..panels import FormPanel, FormTabs
 from ..services import ActionSpec, WindowServices
 from ..window.actions import ActionTable
 from .example_banner import ExampleBanner
@@ -33,9 +33,9 @@ class HelpUi(QObject):
         self._actions = actions
         self.guide: GuideWindow | None = None
         self.field_help = FieldHelp(self.open_guide_link, self)
-        for panel in forms.panels.values():
-            for section, spec, label, editor in panel.field_rows():
-                self.field_help.add_row(section, spec, label, editor)
+        for panel in forms.built_panels():  # the others get theirs when they are built
+            self._add_rows(panel)
+        forms.panelBuilt.connect(self._add_rows)
         for key, caption in figures.items():
             self.field_help.add_figure(key, caption)
         sk = QKeySequence.StandardKey
@@ -65,6 +65,10 @@ class HelpUi(QObject):
         document_reset.connect(self._on_reset)
         if store.path is None and not store.dirty:
             self.banner.show_for(store.inputs)
+
+    def _add_rows(self, panel: FormPanel) -> None:
+        for section, spec, label, editor in panel.field_rows():
+            self.field_help.add_row(section, spec, label, editor)
 
     # --- the example banner --------------------------------------------------------------------
     def _on_reset(self) -> None:

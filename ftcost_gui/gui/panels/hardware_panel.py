@@ -13,7 +13,14 @@ from typing import ClassVar
 from pydantic import ValidationError
 from PySide6.QtCore import Qt
 from PySide6.QtGui import Qt as GuiQt  # its convertFromPlainText: a GPU name is never rich text
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMessageBox, QPushButton
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QWidget,
+)
 
 from ...core.catalog import BUILTIN_NAME, TIER_LABELS, EffectiveRow, id_key
 from ...core.compare import inputs_with_gpu
@@ -24,11 +31,10 @@ from ...core.results import EstimateResult
 from ...io.catalog_store import CatalogError
 from ...present.time_texts import mfu_text, price_label, price_word
 from ..binding import signals_blocked
-from ..catalog.editor import open_catalog_editor
 from ..catalog.service import CatalogService
 from ..catalog.text import fmt_price, origin_label
 from ..muted_label import MutedLabel
-from ..store import describe_validation_error
+from ..store import EstimateStore, describe_validation_error
 from .form import FormPanel
 
 CUSTOM_ROLE = Qt.ItemDataRole.UserRole + 1  # True on the "(custom)" entry
@@ -120,9 +126,20 @@ class HardwarePanel(FormPanel):
         "step_time_s": "none",
     }
 
+    def __init__(
+        self,
+        store: EstimateStore,
+        parent: QWidget | None = None,
+        catalog: CatalogService | None = None,
+    ):
+        # The window's catalogs exist before this panel is built (gui/panels/form_tabs.py).
+        self._given_catalog = catalog
+        super().__init__(store, parent)
+
     def build_header(self) -> None:
         form = self.new_form("Accelerator")
-        self.catalog = CatalogService(parent=self)
+        given = self._given_catalog
+        self.catalog = given if given is not None else CatalogService(parent=self)
         self.catalog_combo = QComboBox(self)
         self.catalog_combo.setObjectName("active_catalog")
         self.catalog_combo.setAccessibleName("Active GPU catalog")
@@ -179,6 +196,8 @@ class HardwarePanel(FormPanel):
         return self.catalog.rows
 
     def open_catalog_editor(self):
+        from ..catalog.editor import open_catalog_editor  # loaded when first opened
+
         return open_catalog_editor(self.catalog, self.window())
 
     def _fill_catalog_combo(self) -> None:

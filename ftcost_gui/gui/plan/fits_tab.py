@@ -13,12 +13,12 @@ from pydantic import ValidationError
 from PySide6.QtWidgets import QWidget
 
 from ...core.inputs import GpuSpec
-from ...core.what_fits import WhatFits, what_fits
 from ..catalog.service import CatalogService
 from ..services import WindowServices
 from .lazy_tab import LazyTab
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the view imports pyqtgraph; core.what_fits loads with the first computation
+    from ...core.what_fits import WhatFits
     from .fits_view import FitsView
 
 
@@ -79,6 +79,8 @@ class FitsTab(LazyTab["FitsView"]):
         key = (inputs, self.others)
         if key == self._key:
             return
+        from ...core.what_fits import what_fits
+
         try:
             self.fits = what_fits(inputs, self._specs())
         except (ValidationError, ValueError, ArithmeticError) as exc:

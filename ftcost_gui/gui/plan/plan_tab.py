@@ -19,17 +19,15 @@ from pydantic import ValidationError
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 
-from ...core.plan_front import PlanPoints, PlanSearch, plan_points, scenario_point
-from ...core.plan_space import PlanConstraints, adopted, plan_inputs, search_key
-from ...core.planner import search_plans
-from ...present.blocks import inline_text
-from ...present.plan_texts import hover_text, plan_title
-from ...report.content import PlanSection, plan_section
+from ...core.plan_space import PlanConstraints
 from ..catalog.service import CatalogService
 from ..services import WindowServices
 from .lazy_tab import LazyTab
 
-if TYPE_CHECKING:  # the view imports pyqtgraph: built when first shown
+if TYPE_CHECKING:  # the view imports pyqtgraph: built when first shown; the search's modules
+    # load with the first search (start-up: issue 17)
+    from ...core.plan_front import PlanPoints, PlanSearch
+    from ...report.content import PlanSection
     from .plan_view import PlanView
 
 DEBOUNCE_MS = 150
@@ -91,6 +89,11 @@ class PlanTab(LazyTab["PlanView"]):
 
     def refresh(self) -> None:
         """Search now if what the search depends on changed; else only move the scenario."""
+        from ...core.plan_front import plan_points
+        from ...core.plan_space import search_key
+        from ...core.planner import search_plans
+        from ...present.plan_texts import hover_text
+
         self._timer.stop()
         view = self.ensure_view()
         store = self.services.store
@@ -127,12 +130,18 @@ class PlanTab(LazyTab["PlanView"]):
 
     def _with_scenario(self, points: PlanPoints) -> PlanPoints:
         """The scenario's own point (its estimate, at the search's billing)."""
+        from ...core.plan_front import scenario_point
+
         result = self.services.store.result
         here = None if result is None else scenario_point(result, self.constraints.billing)
         return replace(points, current=here)
 
     def adopt(self, ident: int) -> None:
         """Put a plan into the scenario as one undoable edit."""
+        from ...core.plan_space import adopted, plan_inputs
+        from ...present.blocks import inline_text
+        from ...present.plan_texts import plan_title
+
         if self.search is None or not 0 <= ident < len(self.search.options):
             return
         option = self.search.options[ident]
@@ -149,6 +158,8 @@ class PlanTab(LazyTab["PlanView"]):
 
     def report_plan(self) -> PlanSection | None:
         """The report's recommendation: the selected scenario searched with these constraints."""
+        from ...report.content import plan_section
+
         store = self.services.store
         if store.result is None:
             return None
