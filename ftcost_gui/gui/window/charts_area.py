@@ -37,6 +37,7 @@ class ChartsArea(QWidget):
     """Mode picker above a stack of two plot pairs; ``exportRequested(which, fmt)`` from a plot."""
 
     exportRequested = Signal(str, str)
+    plotsBuilt = Signal()  # both plots exist (built after the window's first paint)
 
     def __init__(self, store: EstimateStore, parent: QWidget | None = None):
         super().__init__(parent)
@@ -139,6 +140,7 @@ class ChartsArea(QWidget):
             self._placeholder.setParent(None)
             self.plots_splitter.setSizes([1, 1])
             self._draw_outcome()
+            self.plotsBuilt.emit()
         return self.memory_plot, self.cost_plot
 
     def ensure_scenario_plots(self) -> tuple[ScenarioMemoryPlot, ScenarioCostPlot]:
