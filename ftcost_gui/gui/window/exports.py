@@ -14,7 +14,6 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMenu, QMessageBox, QWidget
 
 from ...core.results import EstimateResult
-from ...io.export_csv import write_results_csv
 from ...io.names import path_name
 from ..store import EstimateStore
 from .messages import rich_text
@@ -135,6 +134,8 @@ class Exports(QObject):
         )
         if not path:
             return False
+        from ...io.export_csv import write_results_csv  # with the first export (start-up)
+
         try:
             write_results_csv(path, self._named_results())
         except OSError as exc:

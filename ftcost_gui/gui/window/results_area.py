@@ -13,7 +13,6 @@ from PySide6.QtWidgets import QStackedWidget, QTabWidget, QTextBrowser, QVBoxLay
 
 from ...charts.theme import theme_for
 from ...core.results import EstimateResult
-from ...present.explain import explain_html
 from ..compare_view import ComparisonView
 from ..results_view import BreakdownTable, HeadlineView
 from ..store import EstimateStore
@@ -135,6 +134,8 @@ class ResultsArea(QWidget):
         r = self.store.result
         if r is None:
             return ""
+        from ...present.explain import explain_html  # with the tab's first showing (start-up)
+
         html = explain_html(self.store.inputs, r, theme_for(self.explain.palette()).muted)
         bar = self.explain.verticalScrollBar()
         pos = bar.value()
