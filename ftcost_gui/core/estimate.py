@@ -13,24 +13,19 @@ import math
 from typing import NamedTuple
 
 from . import alignment, rollout
-from .alignment import ExtraFlops, RlShape
-from .architecture import ParamCounts
 from .checks import measured_mfu, simple_rules, step_check
 from .comm import comm_plan, default_overlap, link_for
 from .inputs import EstimateInputs
 from .layout import Option, Rented, choose_checkpointing, memory_status, rented, rollout_rented
 from .memory import ADAPTER_WEIGHT_BYTES, RECIPES, base_weight_bytes
 from .memory_step import MemoryInputs, MemoryStep
-from .params import Adapters, lora_work, param_summary
-from .plan import Layout, Plan
-from .ranges import range_summary
+from .params import lora_work, param_summary
+from .plan import Job, JobFlops, Layout, Plan
+from .ranges import longest_row, range_summary
 from .remembered import adapters_of, counts_of, memory_step, recall
 from .results import (
     EstimateResult,
-    FlopBreakdown,
     LayoutSummary,
-    ParamSummary,
-    TokenSummary,
     build,
 )
 from .rl_summary import alignment_summary
@@ -38,7 +33,6 @@ from .rollout import Engines
 from .sweep import SweepPoint, sweep
 from .throughput import choose_mfu, default_mfu
 from .time_cost import (
-    Checkpoint,
     RunTime,
     billed_run_usd,
     plan_time,
@@ -52,39 +46,17 @@ from .time_cost import (
 from .tokens import count_flops
 from .units import fmt_gib
 
-
-class _Flops(NamedTuple):
-    flops: FlopBreakdown  # total_flops: the update's epochs and the extra forwards included
-    policy_flops: float
-    extra: ExtraFlops
+_JOB_MEMO: list[tuple[tuple[object, ...], Job]] = []
 
 
-class _Job(NamedTuple):
-    """What ``plan`` computes that no GPU changes: parameters, adapters, tokens, the RL shape, the
-    resumable checkpoint and, per checkpointing setting, the FLOPs (issue 17: "Which GPU" plans
-    the same job on every GPU of a catalog, 5,000 of them, each with its own memory and rates)."""
-
-    counts: ParamCounts
-    adapters: Adapters
-    tokens: TokenSummary
-    token_warnings: tuple[str, ...]
-    shape: RlShape | None
-    checkpoint: Checkpoint
-    params: ParamSummary
-    flops: dict[bool, _Flops]  # by checkpointing, filled as the layouts ask
-
-
-_JOB_MEMO: list[tuple[tuple[object, ...], _Job]] = []
-
-
-def _job(inputs: EstimateInputs) -> _Job:
+def _job(inputs: EstimateInputs) -> Job:
     """The job's GPU-free part, remembered for the last few model, data, training and objective
     sections (nothing of it reads the hardware, efficiency, overheads, spot or project)."""
     key = (inputs.model, inputs.data, inputs.training, inputs.objective)
     return recall(_JOB_MEMO, key, lambda: _new_job(inputs), size=4)
 
 
-def _new_job(inputs: EstimateInputs) -> _Job:
+def _new_job(inputs: EstimateInputs) -> Job:
     m, tr = inputs.model, inputs.training
     counts = counts_of(m)
     full = RECIPES[tr.method].full
@@ -94,10 +66,14 @@ def _new_job(inputs: EstimateInputs) -> _Job:
     shape = alignment.rl_shape(inputs) if alignment.is_rl(inputs.objective) else None
     checkpoint = resumable_checkpoint(tr.method, counts, adapters)
     params = param_summary(counts, adapters, full)
-    return _Job(counts, adapters, tokens, tuple(told), shape, checkpoint, params, {})
+    sections = (m, inputs.data, tr, inputs.objective)
+    return Job(
+        sections, counts, adapters, tokens, tuple(told), shape, checkpoint, params, {},
+        longest_row(inputs),
+    )  # fmt: skip
 
 
-def _flops(inputs: EstimateInputs, job: _Job, ckpt: bool) -> _Flops:
+def _flops(inputs: EstimateInputs, job: Job, ckpt: bool) -> JobFlops:
     """FLOPs of the run with checkpointing on or off (tokens.py, alignment.py), once per job."""
     known = job.flops.get(ckpt)
     if known is not None:
@@ -115,7 +91,7 @@ def _flops(inputs: EstimateInputs, job: _Job, ckpt: bool) -> _Flops:
     extra = alignment.extra_flops(inputs, counts, tokens, adapters.active)
     if policy_flops + extra.total != flops.total_flops:
         flops = flops.model_copy(update={"total_flops": policy_flops + extra.total})
-    job.flops[ckpt] = known = _Flops(flops, policy_flops, extra)
+    job.flops[ckpt] = known = JobFlops(flops, policy_flops, extra)
     return known
 
 
@@ -128,7 +104,7 @@ def _option(ckpt: bool, step: MemoryStep, inputs: EstimateInputs, node: int) -> 
 
 
 def _layout(
-    inputs: EstimateInputs, job: _Job, ckpt: bool, step: MemoryStep, mi: MemoryInputs, node: int,
+    inputs: EstimateInputs, job: Job, ckpt: bool, step: MemoryStep, mi: MemoryInputs, node: int,
     reason: str, warnings: list[str], chosen: Layout | None = None,
 ) -> Layout:  # fmt: skip
     """GPUs rented and trained on, FLOPs, MFU and communication for one checkpointing choice.
@@ -217,7 +193,7 @@ def plan(inputs: EstimateInputs, alternative: bool = True) -> Plan:
     counts, adapters = job.counts, job.adapters
     warnings = list(job.token_warnings)
     node = hw.gpus_per_node or gpu.gpus_per_node
-    mi = MemoryInputs.of(inputs)
+    mi = MemoryInputs.of(inputs, job.sections)
     other_layout: Layout | None = None
     if tr.checkpointing == "auto":
         # Memory is cheap arithmetic: both settings, then the time of each from one plan.
@@ -252,7 +228,7 @@ def plan(inputs: EstimateInputs, alternative: bool = True) -> Plan:
     return Plan(
         inputs, counts, job.params, job.tokens, chosen.flops, chosen.step.breakdown,
         job.checkpoint, chosen.time, nodes, tuple(warnings), chosen.policy_flops,
-        chosen.extra_flops, job.shape, chosen.engines, chosen, other_layout,
+        chosen.extra_flops, job.shape, chosen.engines, chosen, other_layout, job, mi,
     )  # fmt: skip
 
 
@@ -323,7 +299,7 @@ def finish(p: Plan) -> EstimateResult:
             inputs, p.counts, p.tokens, peak, article_usable, mfu, p.layout.checkpointing
         ),
         alignment=alignment_summary(p, rt),
-        ranges=range_summary(p, rt, prices.cost, prices.project),
+        ranges=range_summary(p, rt, prices),
         warnings=tuple(warnings),
     )
 

@@ -54,11 +54,16 @@ class MemoryInputs:
     objective: ObjectiveSpec = SFT  # DPO/GRPO/PPO: extra models, rollout memory (alignment.py)
 
     @classmethod
-    def of(cls, inputs: EstimateInputs) -> MemoryInputs:
+    def of(cls, inputs: EstimateInputs, sections: tuple[object, ...] | None = None) -> MemoryInputs:
+        """``sections``: (model, data, training, objective) equal to the inputs' to hold instead
+        (the estimate's job: memo keys holding the same objects compare by identity)."""
         hw = inputs.hardware
+        model, training, objective = inputs.model, inputs.training, inputs.objective
+        if sections is not None:
+            model, _, training, objective = sections  # type: ignore[assignment]
         return cls(
-            inputs.model, inputs.training, alignment.trained_seq_len(inputs), hw.gpu.memory_gib,
-            hw.usable_memory_fraction, hw.framework_overhead_gib, inputs.objective,
+            model, training, alignment.trained_seq_len(inputs), hw.gpu.memory_gib,
+            hw.usable_memory_fraction, hw.framework_overhead_gib, objective,
         )  # fmt: skip
 
     @property

@@ -10,12 +10,41 @@ from typing import NamedTuple
 
 from . import rollout
 from .alignment import ExtraFlops, RlShape
-from .architecture import ParamCounts
-from .inputs import EstimateInputs
+from .architecture import ModelSpec, ParamCounts
+from .inputs import DataSpec, EstimateInputs, TrainingSpec
 from .layout import Rented
-from .memory_step import MemoryStep
+from .memory_step import MemoryInputs, MemoryStep
+from .objective import ObjectiveSpec
+from .params import Adapters
 from .results import FlopBreakdown, MemoryBreakdown, ParamSummary, TokenSummary
 from .time_cost import Checkpoint, TimePlan
+
+
+class JobFlops(NamedTuple):
+    flops: FlopBreakdown  # total_flops: the update's epochs and the extra forwards included
+    policy_flops: float
+    extra: ExtraFlops
+
+
+class Job(NamedTuple):
+    """What ``estimate.plan`` computes that no GPU changes: parameters, adapters, tokens, the RL
+    shape, the resumable checkpoint, the ranges' longest row and, per checkpointing setting, the
+    FLOPs (issue 17: "Which GPU" plans the same job on every GPU of a catalog, 5,000 of them,
+    each with its own memory and rates)."""
+
+    # The model, data, training and objective sections it was made from: the plan's memory
+    # inputs hold these, so that the memory memos (core/remembered.py) compare them by identity
+    # when an edit brings equal sections again.
+    sections: tuple[ModelSpec, DataSpec, TrainingSpec, ObjectiveSpec]
+    counts: ParamCounts
+    adapters: Adapters
+    tokens: TokenSummary
+    token_warnings: tuple[str, ...]
+    shape: RlShape | None
+    checkpoint: Checkpoint
+    params: ParamSummary
+    flops: dict[bool, JobFlops]  # by checkpointing, filled as the layouts ask
+    longest_row: float  # ranges.longest_row of the inputs (data and objective)
 
 
 class Plan(NamedTuple):
@@ -39,6 +68,8 @@ class Plan(NamedTuple):
     engines: rollout.Engines | None
     layout: Layout
     alternative: Layout | None  # checkpointing "auto": the other setting, for comparison
+    job: Job
+    memory_inputs: MemoryInputs  # of the inputs, with the job's sections
 
 
 class Layout(NamedTuple):

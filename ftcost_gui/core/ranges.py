@@ -28,12 +28,11 @@ from collections.abc import Sequence
 from . import alignment
 from .inputs import EstimateInputs
 from .lengths import distribution
-from .memory_step import MemoryInputs
 from .plan import Plan
-from .remembered import adapters_of, memory_step
-from .results import Band, CostBreakdown, ProjectSummary, RangeSummary, build
+from .remembered import memory_step
+from .results import Band, RangeSummary, build
 from .sweep import run_columns
-from .time_cost import RunTime, TimePlan, run_time, spot_factor
+from .time_cost import Prices, RunTime, TimePlan, run_time, spot_factor
 from .units import SECONDS_PER_HOUR
 
 # Allocated ÷ reserved memory at the peak, the lowest measured (docs/accuracy.md: PEFT's
@@ -60,10 +59,8 @@ def longest_row(inputs: EstimateInputs) -> float:
 def _memory_at(p: Plan, seq_len: int) -> float:
     """The device total per GPU on the plan's GPUs with rows of ``seq_len`` tokens (remembered
     with the plan's own memory steps: an edit that leaves memory alone computes none)."""
-    inputs = p.inputs
-    adapters = adapters_of(inputs.model, p.counts, inputs.training)
     step = memory_step(
-        MemoryInputs.of(inputs), p.counts, adapters, [], p.layout.checkpointing,
+        p.memory_inputs, p.counts, p.job.adapters, [], p.layout.checkpointing,
         p.layout.step.num_gpus, seq_len,
     )  # fmt: skip
     return step.breakdown.total_bytes
@@ -96,15 +93,18 @@ def cost_band(p: Plan, mfus: Sequence[float]) -> tuple[tuple[float, ...], tuple[
     return low, high
 
 
-def range_summary(
-    p: Plan, rt: RunTime, cost: CostBreakdown, project: ProjectSummary
-) -> RangeSummary:
+def _at_price(rt: RunTime, od: float, price: float) -> RunTime:
+    """``rt`` (priced at ``od``) at another on-demand price: ``run_time``'s last product."""
+    return rt if price == od else rt._replace(on_demand_usd=rt.held_gpu_hours * price)
+
+
+def range_summary(p: Plan, rt: RunTime, prices: Prices) -> RangeSummary:
     """Every band of the estimate finished from ``p`` at ``rt`` with these prices."""
-    inputs = p.inputs
+    inputs, cost, project = p.inputs, prices.cost, prices.project
     hw, eff, gpu = inputs.hardware, inputs.efficiency, inputs.hardware.gpu
     mem = p.memory
     # Memory: the rows the data really reaches; the allocator at its measured worst.
-    row = longest_row(inputs)
+    row = p.job.longest_row
     low_mem = _memory_at(p, int(row)) if row < inputs.data.max_seq_len else mem.total_bytes
     low_mem = min(low_mem, mem.total_bytes)
     worst = min(hw.usable_memory_fraction, WORST_ALLOCATOR_EFFICIENCY)
@@ -122,8 +122,16 @@ def range_summary(
     exposed_plan = _exposed(p)
     comm_band = exposed_plan is not p.time
     od_lo, od, od_hi = _price_band(p)
-    fast = run_time(p.time, mfu_hi, od_lo)
-    slow = run_time(exposed_plan, mfu_lo, od_hi)
+    # price_run's ends of the MFU band where they are these (the same run_time arguments but
+    # the price, which only its last product reads)
+    if mfu_hi == min(mfu * (1 + eff.mfu_band), 1.0):
+        fast = _at_price(prices.fast, od, od_lo)
+    else:
+        fast = run_time(p.time, mfu_hi, od_lo)
+    if prices.slow is not None and not comm_band:
+        slow = _at_price(prices.slow, od, od_hi)
+    else:
+        slow = run_time(exposed_plan, mfu_lo, od_hi)
     hours = SECONDS_PER_HOUR
     spot = None
     if gpu.spot_usd_per_hour is not None:

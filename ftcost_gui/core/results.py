@@ -13,21 +13,27 @@ from pydantic import BaseModel, ConfigDict
 _FROZEN = ConfigDict(frozen=True, defer_build=True)  # built on first validation, not at import
 
 _M = TypeVar("_M", bound=BaseModel)
-_set = object.__setattr__
+_new = object.__new__
+# BaseModel's four slots, set through their descriptors (what object.__setattr__ finds, sooner).
+_SET_DICT = BaseModel.__dict__["__dict__"].__set__
+_SET_FIELDS = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_SET_EXTRA = BaseModel.__dict__["__pydantic_extra__"].__set__
+_SET_PRIVATE = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def build(cls: type[_M], **values: Any) -> _M:
     """``cls.model_construct(**values)`` for a result model given every field, in field order.
 
     The same object pydantic's ``model_construct`` makes for a model without aliases, defaults in
-    use, extras or private attributes (tests/core/test_steps.py compares them), at a third of the
-    cost: an estimate builds a dozen results (benchmarks/bench_core.py).
+    use, extras or private attributes (tests/core/test_steps.py compares them; test_results.py
+    validates every result of a spread of estimates from its own dump), at a fifth of the cost:
+    an estimate builds some twenty results (benchmarks/bench_core.py).
     """
-    m = cls.__new__(cls)
-    _set(m, "__dict__", values)
-    _set(m, "__pydantic_fields_set__", set(values))
-    _set(m, "__pydantic_extra__", None)
-    _set(m, "__pydantic_private__", None)
+    m = _new(cls)
+    _SET_DICT(m, values)
+    _SET_FIELDS(m, set(values))
+    _SET_EXTRA(m, None)
+    _SET_PRIVATE(m, None)
     return m
 
 

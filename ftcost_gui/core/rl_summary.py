@@ -12,8 +12,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from . import rollout
-from .memory_step import MemoryInputs, memory_per_gpu
-from .remembered import adapters_of
+from .memory_step import memory_per_gpu
 from .results import AlignmentSummary, build
 from .time_cost import generation_compute_mfu
 
@@ -29,9 +28,7 @@ def _build(**values: object) -> AlignmentSummary:
 
 def gpus_by_placement(p: Plan) -> dict[str, int | None]:
     """The fewest trainer GPUs that fit with each rollout placement (the memory step alone)."""
-    inputs, counts = p.inputs, p.counts
-    adapters = adapters_of(inputs.model, counts, inputs.training)
-    base = MemoryInputs.of(inputs)
+    inputs, counts, adapters, base = p.inputs, p.counts, p.job.adapters, p.memory_inputs
     out: dict[str, int | None] = {}
     for placement in ("colocated", "separate", "policy"):
         if placement == inputs.objective.rollout_placement:

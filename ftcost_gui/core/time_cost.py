@@ -194,7 +194,9 @@ def run_time(plan: TimePlan, mfu: float, od_price: float) -> RunTime:
     ckpt_s = writes * plan.ckpt_write_s
     gen = generation_compute_mfu(plan, mfu)
     eval_s = rollout.wall_s(plan.eval_gen, plan.peak, gen, plan.gen_mfu)
-    rl_s = rollout.wall_s(plan.rl_gen, plan.peak, gen, plan.gen_mfu)
+    rl_s = 0.0 if plan.rl_gen is rollout.NO_GENERATION else rollout.wall_s(
+        plan.rl_gen, plan.peak, gen, plan.gen_mfu
+    )  # fmt: skip
     held_wall_s = plan.fixed_wall_s + train_wall_s + ckpt_s + eval_s + rl_s
     held_gpu_h = (plan.rented_gpus + plan.extra_gpus) * held_wall_s / SECONDS_PER_HOUR
     return RunTime(
@@ -272,6 +274,10 @@ class Prices(NamedTuple):
     cost: CostBreakdown
     checkpoint: CheckpointSummary
     project: ProjectSummary
+    # The run at the top and the bottom of the MFU band (the on-demand price; None: the bottom
+    # is at or below 0): the ranges' ends start from them (core/ranges.py).
+    fast: RunTime
+    slow: RunTime | None
 
 
 def price_run(
@@ -303,8 +309,10 @@ def price_run(
     mfu = plan.mfu.mfu
     hi = min(mfu * (1 + eff.mfu_band), 1.0)
     lo = mfu * (1 - eff.mfu_band)
-    low_usd = run_time(plan, hi, od).on_demand_usd
-    high_usd = run_time(plan, lo, od).on_demand_usd if lo > 0 else math.inf
+    fast = run_time(plan, hi, od)
+    slow = run_time(plan, lo, od) if lo > 0 else None
+    low_usd = fast.on_demand_usd
+    high_usd = math.inf if slow is None else slow.on_demand_usd
     idle_s = ov.idle_hours_per_run * SECONDS_PER_HOUR
     startup_s = plan.fixed_wall_s - idle_s
     cost = build(
@@ -356,7 +364,7 @@ def price_run(
         low_usd=runs * low_usd * bill_scale + fixed_usd,
         high_usd=runs * high_usd * bill_scale + fixed_usd,
     )
-    return Prices(cost, ckpt, project)
+    return Prices(cost, ckpt, project, fast, slow)
 
 
 def billed_run_usd(
