@@ -55,6 +55,21 @@ def alignment_summary(p: Plan, rt: RunTime) -> AlignmentSummary:
     eval_mfu = ev.gen_flops / (eval_s * peak * eval_gpus) if eval_s > 0 and eval_gpus else 0.0
     x, shape, eng = p.extra_flops, p.shape, p.engines
     steps = shape.steps if shape else 0.0
+    if shape is None or eng is None or steps <= 0:
+        # SFT and DPO: the extra forwards and the evaluation's rates; the rest zeros, in the
+        # model's field order (what model_construct would make)
+        return build(
+            AlignmentSummary, objective=inputs.objective.objective, policy_flops=p.policy_flops,
+            reference_flops=x.reference, old_logprob_flops=x.old_logprobs, reward_flops=x.reward,
+            value_flops=x.value, steps=0.0, trained_tokens_per_step=0.0,
+            generated_tokens_per_step=0.0, generated_tokens=0.0, placement="", engines=0, tp=0,
+            rollout_gpus=0, rollout_gpu_bytes=0.0, decode_batch=0.0, kv_bytes_per_token=0.0,
+            decode_step_s=0.0, generation_tokens_per_s_per_gpu=0.0, generation_mfu=0.0,
+            generation_s_per_step=0.0, prefill_s_per_step=0.0, sync_s_per_step=0.0,
+            training_s_per_step=0.0, step_s=0.0, sft_step_s=0.0, rl_to_sft_step=0.0,
+            eval_tokens_per_s_per_gpu=eval_rate, eval_generation_mfu=eval_mfu, gpus_colocated=0,
+            gpus_separate=0, gpus_policy=0,
+        )  # fmt: skip
     n = tp_.num_gpus
     achieved = rt.achieved_flops_per_s
     values: dict[str, object] = {
@@ -67,16 +82,6 @@ def alignment_summary(p: Plan, rt: RunTime) -> AlignmentSummary:
         "eval_tokens_per_s_per_gpu": eval_rate,
         "eval_generation_mfu": eval_mfu,
     }
-    if shape is None or eng is None or steps <= 0:
-        return _build(
-            **values, steps=0.0, trained_tokens_per_step=0.0,
-            generated_tokens_per_step=0.0, generated_tokens=0.0, placement="", engines=0, tp=0,
-            rollout_gpus=0, rollout_gpu_bytes=0.0, decode_batch=0.0, kv_bytes_per_token=0.0,
-            decode_step_s=0.0, generation_tokens_per_s_per_gpu=0.0, generation_mfu=0.0,
-            generation_s_per_step=0.0, prefill_s_per_step=0.0, sync_s_per_step=0.0,
-            training_s_per_step=0.0, step_s=0.0, sft_step_s=0.0, rl_to_sft_step=0.0,
-            gpus_colocated=0, gpus_separate=0, gpus_policy=0,
-        )  # fmt: skip
     gen_gpus = rl.engines * rl.tp
     sync = rl.sync_s / steps
     gen_wall = rollout.wall_s(rl, peak, mfu, gen_mfu) - rl.sync_s

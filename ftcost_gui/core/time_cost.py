@@ -16,7 +16,7 @@ from typing import NamedTuple
 from . import calibration as cal
 from . import rollout
 from .architecture import ParamCounts
-from .comm import CommPlan, comm_overhead_table, exposed_s
+from .comm import Collective, CommPlan, comm_overhead_table, exposed_s
 from .gpu_spec import TIER_LABELS
 from .inputs import EstimateInputs
 from .memory import (
@@ -205,6 +205,21 @@ def run_time(plan: TimePlan, mfu: float, od_price: float) -> RunTime:
     )  # fmt: skip
 
 
+# The last few collectives' results: frozen, shared by the results of one layout (an MFU or
+# price edit moves none of them).
+_COLLECTIVES_MEMO: list[tuple[tuple[Collective, ...], tuple[CollectiveResult, ...]]] = []
+
+
+def _collective_results(collectives: tuple[Collective, ...]) -> tuple[CollectiveResult, ...]:
+    for known, results in _COLLECTIVES_MEMO:
+        if known == collectives:
+            return results
+    results = tuple(build(CollectiveResult, **c._asdict()) for c in collectives)
+    _COLLECTIVES_MEMO.insert(0, (collectives, results))
+    del _COLLECTIVES_MEMO[4:]
+    return results
+
+
 def time_breakdown(
     inputs: EstimateInputs, plan: TimePlan, rt: RunTime, nodes: int, per_token_flops: float
 ) -> TimeBreakdown:
@@ -216,7 +231,7 @@ def time_breakdown(
         communication = "given"
     else:
         communication = eff.communication
-    collectives = tuple(build(CollectiveResult, **c._asdict()) for c in comm.collectives)
+    collectives = _collective_results(comm.collectives)
     return build(
         TimeBreakdown,
         num_gpus=plan.num_gpus,
