@@ -4,13 +4,15 @@ Targets (core issue, issue 17): one estimate ≤ 100 µs median; a 10,000-point 
 1,000,000-point sweep ≤ 1.5 s, linear from 10,000 (the same time per point).
 Run: python benchmarks/bench_core.py
 
-The estimate remembers its last few memory steps and jobs (core/remembered.py ``memory_step``,
-estimate ``_job``): inputs that differ where memory does not depend on them (MFU, prices, data
-size: the window's usual edit) skip them. Nothing remembers a whole estimate, and the "one
-estimate" rows never repeat their inputs: each call validates a document whose MFU (or GPU price)
-differs from the call before, as an edit in the window does. "memory new" forgets the memory
-steps before each estimate: what an edit of memory, a new model or a new GPU costs. Wall-clock
-medians and the least process CPU time per estimate (steadier on a loaded machine) are printed.
+The estimate remembers its last few memory steps, jobs and plans (core/remembered.py): inputs
+that differ where memory does not depend on them skip the memory steps; an MFU or price edit
+(the window's usual edit) takes the remembered plan, the MFU-free part (estimate.plan), and
+computes the rest (estimate.finish); an edit of the epochs plans again on remembered memory.
+Nothing remembers a whole estimate, and the "one estimate" rows never repeat their inputs: each
+call validates a document whose MFU (price, epochs) differs from the call before, as an edit in
+the window does. "memory new" forgets everything remembered before each estimate: what a new
+model or GPU costs. Wall-clock medians and the least process CPU time per estimate (steadier on
+a loaded machine) are printed.
 """
 
 from __future__ import annotations
@@ -70,12 +72,15 @@ def main() -> None:
     price_edit = cycling(
         edited_docs("gpu", "on_demand_usd_per_hour", [2.0 + i * 0.01 for i in range(200)])
     )
+    data_edit = cycling(edited_docs("data", "epochs", [2.0 + i * 0.01 for i in range(200)]))
     for _ in range(200):
         mfu_edit()
         price_edit()
+        data_edit()
     print(
         f"one estimate incl. validation: median {median_us(mfu_edit):.1f} µs an MFU edit, "
-        f"{median_us(price_edit):.1f} µs a price edit (target ≤ 100 µs)"
+        f"{median_us(price_edit):.1f} µs a price edit (target ≤ 100 µs); "
+        f"{median_us(data_edit):.1f} µs an epochs edit (plans again)"
     )
     inputs = EstimateInputs()
     print(f"estimate only (same inputs):   median {median_us(lambda: estimate(inputs)):.1f} µs")
@@ -87,7 +92,8 @@ def main() -> None:
     print(f"estimate only, memory new:     median {median_us(memory_new):.1f} µs")
     print(
         f"least CPU per estimate:        MFU edit incl. validation {cpu_us(mfu_edit):.1f} µs; "
-        f"price edit {cpu_us(price_edit):.1f} µs; memory new {cpu_us(memory_new):.1f} µs"
+        f"price edit {cpu_us(price_edit):.1f} µs; epochs edit {cpu_us(data_edit):.1f} µs; "
+        f"memory new {cpu_us(memory_new):.1f} µs"
     )
 
     mfus = [0.05 + 0.55 * i / 9999 for i in range(10_000)]

@@ -22,7 +22,7 @@ from .memory_step import MemoryInputs, MemoryStep
 from .params import lora_work, param_summary
 from .plan import Job, JobFlops, Layout, Plan
 from .ranges import longest_row, range_summary
-from .remembered import adapters_of, counts_of, memory_step, recall
+from .remembered import PLAN_MEMO, adapters_of, counts_of, memory_step, plan_key, recall
 from .results import (
     EstimateResult,
     LayoutSummary,
@@ -187,9 +187,43 @@ def plan(inputs: EstimateInputs, alternative: bool = True) -> Plan:
 
     ``alternative=False``: without the other checkpointing setting's layout (checkpointing
     "auto"), which only the result's layout summary shows; nothing else of the plan depends on
-    it ("Which GPU" rows: compare.offer_row)."""
-    tr, hw, gpu = inputs.training, inputs.hardware, inputs.hardware.gpu
+    it ("Which GPU" rows: compare.offer_row).
+
+    The last few plans are remembered by everything they read (``remembered.plan_key``): an edit
+    of the MFU or a price (the window's usual edit) takes the remembered plan with the MFU chosen
+    again; the rest of the estimate (``finish``) is computed anew."""
     job = _job(inputs)
+    key = plan_key(inputs, job, alternative)
+    for known, p in PLAN_MEMO:
+        if known == key:
+            return _at_mfu(p, inputs)  # type: ignore[arg-type]
+    p = _plan(inputs, job, alternative)
+    PLAN_MEMO.insert(0, (key, p))
+    del PLAN_MEMO[4:]
+    return p
+
+
+def _at_mfu(p: Plan, inputs: EstimateInputs) -> Plan:
+    """The remembered plan ``p`` for ``inputs``, equal to it but in what ``plan_key`` leaves
+    out: the MFU chosen at the inputs' efficiency (``choose_mfu`` of each layout's default, as
+    ``_layout`` chooses it)."""
+    if p.inputs is inputs:
+        return p
+    lay = _with_mfu(p.layout, inputs)
+    alt = None if p.alternative is None else _with_mfu(p.alternative, inputs)
+    return p._replace(inputs=inputs, time=lay.time, layout=lay, alternative=alt)
+
+
+def _with_mfu(lay: Layout, inputs: EstimateInputs) -> Layout:
+    eff = inputs.efficiency
+    choice = choose_mfu(eff.mfu, eff.stack_efficiency, lay.time.mfu.default)
+    if choice == lay.time.mfu:
+        return lay
+    return lay._replace(time=lay.time._replace(mfu=choice))
+
+
+def _plan(inputs: EstimateInputs, job: Job, alternative: bool) -> Plan:
+    tr, hw, gpu = inputs.training, inputs.hardware, inputs.hardware.gpu
     counts, adapters = job.counts, job.adapters
     warnings = list(job.token_warnings)
     node = hw.gpus_per_node or gpu.gpus_per_node

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 from .architecture import ModelSpec, ParamCounts, effective_counts
-from .inputs import TrainingSpec
+from .inputs import EstimateInputs, TrainingSpec
 from .memory import RECIPES, MemoryModel
 from .memory_step import MemoryInputs, MemoryStep, memory_model, memory_per_gpu, reads_gpu_memory
 from .params import NO_ADAPTERS, Adapters, lora_adapters
@@ -31,6 +31,8 @@ MEMORY_MEMO: _Memo = []
 COUNTS_MEMO: list[tuple[ModelSpec, ParamCounts]] = []
 ADAPTERS_MEMO: list[tuple[tuple[object, ...], Adapters]] = []
 MODELS_MEMO: list[tuple[tuple[object, ...], MemoryModel]] = []
+# estimate.plan's last few plans, keyed by ``plan_key``.
+PLAN_MEMO: list[tuple[tuple[object, ...], object]] = []
 RESOLVED_MEMO: list[tuple[TrainingSpec, bool, int | None, TrainingSpec]] = []
 # The MemoryInputs fields ``model_of`` keys on: all (tests/core/test_estimate_memo.py).
 MODEL_KEY_FIELDS = frozenset(
@@ -54,6 +56,7 @@ def recall(memo: list[tuple[_K, _V]], key: _K, make: Callable[[], _V], size: int
 def clear() -> None:
     """Forget everything (benchmarks: what a new model or GPU costs)."""
     MEMORY_MEMO.clear()
+    PLAN_MEMO.clear()
     COUNTS_MEMO.clear()
     ADAPTERS_MEMO.clear()
     MODELS_MEMO.clear()
@@ -126,3 +129,30 @@ def adapters_of(m: ModelSpec, counts: ParamCounts, tr: TrainingSpec) -> Adapters
         return NO_ADAPTERS
     key = (m, counts, tr.lora_rank, tr.lora_targets)
     return recall(ADAPTERS_MEMO, key, lambda: lora_adapters(m, counts, tr))
+
+
+# What a plan never reads (estimate.plan computes everything that does not depend on the MFU or
+# the prices; ``finish`` reads these): the efficiency's MFU fields and the measurements only the
+# checks read, the GPU's prices and where they come from. The spot and project sections are not
+# in the key at all. tests/core/test_estimate_memo.py edits each and compares with a new plan.
+FINISH_ONLY_EFFICIENCY = (
+    "mfu", "stack_efficiency", "mfu_band", "measured_tokens_per_s", "step_time_s",
+)  # fmt: skip
+PRICE_FIELDS = (
+    "on_demand_usd_per_hour", "spot_usd_per_hour", "on_demand_low_usd_per_hour",
+    "on_demand_high_usd_per_hour", "price_as_of", "price_source", "pricing_tier",
+)  # fmt: skip
+
+
+def plan_key(inputs: EstimateInputs, job: object, alternative: bool) -> tuple[object, ...]:
+    """What ``estimate.plan`` reads of ``inputs`` beyond its job (compared by value)."""
+    gpu = dict(inputs.hardware.gpu.__dict__)
+    for name in PRICE_FIELDS:
+        del gpu[name]
+    hw = dict(inputs.hardware.__dict__)
+    hw["gpu"] = gpu
+    del hw["price_origin"]
+    eff = dict(inputs.efficiency.__dict__)
+    for name in FINISH_ONLY_EFFICIENCY:
+        del eff[name]
+    return (job, alternative, inputs.overheads, eff, hw)

@@ -28,6 +28,7 @@ def steps(monkeypatch):
 
     monkeypatch.setattr(remembered, "memory_per_gpu", counting)
     monkeypatch.setattr(remembered, "MEMORY_MEMO", [])
+    remembered.PLAN_MEMO.clear()  # a remembered plan asks for no memory step
     return calls
 
 
@@ -165,3 +166,78 @@ def test_which_gpu_plans_share_one_memory_model_per_checkpointing_setting(monkey
     assert comparer.plans == len(offers)
     # checkpointing auto: off and on, and on each count rented beyond the count needed
     assert built["n"] <= 2 + len({r.num_gpus for r in comparer.rows(_job(), offers)})
+
+
+# One edit of each field a plan does not read (remembered.plan_key leaves them out).
+_PLAN_FREE_EDITS = [
+    ("efficiency", {"mfu": 0.33}),
+    ("efficiency", {"stack_efficiency": 0.7}),
+    ("efficiency", {"mfu_band": 0.3}),
+    ("efficiency", {"measured_tokens_per_s": 1234.0}),
+    ("efficiency", {"step_time_s": 2.0}),
+    ("gpu", {"on_demand_usd_per_hour": 9.99}),
+    ("gpu", {"spot_usd_per_hour": None}),
+    ("gpu", {"spot_usd_per_hour": 0.77}),
+    ("gpu", {"on_demand_low_usd_per_hour": 0.5, "on_demand_high_usd_per_hour": 30.0}),
+    ("gpu", {"price_as_of": "2020-01", "price_source": "elsewhere"}),
+    ("gpu", {"pricing_tier": "committed_3y"}),
+    ("hardware", {"price_origin": "typed by hand"}),
+    ("spot", {"interruptions_per_node_hour": 0.5, "restart_overhead_min": 30.0}),
+    ("project", {"billing": "spot", "planned_runs": 7}),
+]
+
+
+def test_the_plan_free_edits_cover_every_field_the_plan_key_leaves_out():
+    edited = {name for _, fields in _PLAN_FREE_EDITS for name in fields}
+    left_out = {*remembered.FINISH_ONLY_EFFICIENCY, *remembered.PRICE_FIELDS, "price_origin"}
+    assert left_out <= edited
+
+
+def _edited(inputs: EstimateInputs, section: str, fields: dict) -> EstimateInputs:
+    if section == "gpu":
+        gpu = {**inputs.hardware.gpu.model_dump(), **fields}
+        return inputs.edited("hardware", gpu=gpu)
+    return inputs.edited(section, **fields)
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        _job(),
+        _job("llama-2-70b", "h100-sxm", checkpointing="full", sharding="zero3"),
+        _job("llama-2-7b", "a10g", checkpointing="none", micro_batch=4),
+        _job("llama-2-70b", "a10g", auto_gpu_count=False, num_gpus=1),  # does not fit
+        _job().edited("objective", objective="grpo", rollout_placement="separate"),
+        _job().edited("efficiency", communication="table"),
+    ],
+    ids=["auto", "zero3", "none", "no-fit", "grpo", "table"],
+)
+def test_a_remembered_plan_is_the_plan_of_the_edited_inputs(monkeypatch, inputs):
+    """An MFU, price, measurement, spot or project edit takes the remembered plan (no layout
+    computed): it must equal the plan and the estimate computed afresh for the edited inputs,
+    warnings included. A field a plan reads, left out of remembered.plan_key, fails here."""
+    made = {"n": 0}
+    real = estimate_mod._plan
+
+    def counting(*args):
+        made["n"] += 1
+        return real(*args)
+
+    monkeypatch.setattr(estimate_mod, "_plan", counting)
+    remembered.clear()
+    estimate_mod.plan(inputs)
+    for section, fields in _PLAN_FREE_EDITS:
+        edited = _edited(inputs, section, fields)
+        before = made["n"]
+        warm_plan, warm = estimate_mod.plan(edited), estimate_mod.estimate(edited)
+        assert made["n"] == before, (section, fields)  # remembered
+        remembered.clear()
+        assert estimate_mod.plan(edited) == warm_plan, (section, fields)
+        cold = estimate_mod.estimate(edited)
+        assert cold == warm and cold.warnings == warm.warnings, (section, fields)
+        estimate_mod.plan(inputs)  # the base plan remembered again
+    # A field the plan reads is in its key: a data or GPU memory edit plans again.
+    for section, fields in (("data", {"epochs": 2.0}), ("gpu", {"memory_gib": 40.0})):
+        before = made["n"]
+        estimate_mod.plan(_edited(inputs, section, fields))
+        assert made["n"] == before + 1, section
