@@ -34,6 +34,7 @@ from .sweep import SweepPoint, sweep
 from .throughput import choose_mfu, default_mfu
 from .time_cost import (
     RunTime,
+    TimePlan,
     billed_run_usd,
     plan_time,
     price_run,
@@ -211,15 +212,25 @@ def _at_mfu(p: Plan, inputs: EstimateInputs) -> Plan:
         return p
     lay = _with_mfu(p.layout, inputs)
     alt = None if p.alternative is None else _with_mfu(p.alternative, inputs)
-    return p._replace(inputs=inputs, time=lay.time, layout=lay, alternative=alt)
+    # p._replace(inputs=inputs, time=lay.time, layout=lay, alternative=alt), sooner
+    return Plan._make((inputs, *p[1:_PLAN_TIME], lay.time, *p[_PLAN_TIME + 1 : _PLAN_LAYOUT],
+                       lay, alt, *p[_PLAN_LAYOUT + 2 :]))  # fmt: skip
+
+
+# Where the fields ``_at_mfu`` replaces sit (tuples sliced around them: _replace is slower).
+_PLAN_TIME, _PLAN_LAYOUT = Plan._fields.index("time"), Plan._fields.index("layout")
+_LAYOUT_TIME, _TIME_MFU = Layout._fields.index("time"), TimePlan._fields.index("mfu")
+assert Plan._fields[0] == "inputs" and Plan._fields[_PLAN_LAYOUT + 1] == "alternative"
 
 
 def _with_mfu(lay: Layout, inputs: EstimateInputs) -> Layout:
     eff = inputs.efficiency
-    choice = choose_mfu(eff.mfu, eff.stack_efficiency, lay.time.mfu.default)
-    if choice == lay.time.mfu:
+    t = lay.time
+    choice = choose_mfu(eff.mfu, eff.stack_efficiency, t.mfu.default)
+    if choice == t.mfu:
         return lay
-    return lay._replace(time=lay.time._replace(mfu=choice))
+    t = TimePlan._make((*t[:_TIME_MFU], choice, *t[_TIME_MFU + 1 :]))
+    return Layout._make((*lay[:_LAYOUT_TIME], t, *lay[_LAYOUT_TIME + 1 :]))
 
 
 def _plan(inputs: EstimateInputs, job: Job, alternative: bool) -> Plan:

@@ -32,7 +32,7 @@ from .plan import Plan
 from .remembered import memory_step
 from .results import Band, RangeSummary, build
 from .sweep import run_columns
-from .time_cost import Prices, RunTime, TimePlan, run_time, spot_factor
+from .time_cost import Prices, RunTime, TimePlan, run_time
 from .units import SECONDS_PER_HOUR
 
 # Allocated ÷ reserved memory at the peak, the lowest measured (docs/accuracy.md: PEFT's
@@ -98,21 +98,45 @@ def _at_price(rt: RunTime, od: float, price: float) -> RunTime:
     return rt if price == od else rt._replace(on_demand_usd=rt.held_gpu_hours * price)
 
 
-def range_summary(p: Plan, rt: RunTime, prices: Prices) -> RangeSummary:
-    """Every band of the estimate finished from ``p`` at ``rt`` with these prices."""
-    inputs, cost, project = p.inputs, prices.cost, prices.project
-    hw, eff, gpu = inputs.hardware, inputs.efficiency, inputs.hardware.gpu
-    mem = p.memory
+# The memory band of the last few layouts: it reads no MFU and no price (an edit of those
+# computes it from the same memory step again).
+_MEMORY_BAND_MEMO: list[tuple[tuple[object, ...], tuple[Band, float, bool]]] = []
+
+
+def _memory_band(p: Plan) -> tuple[Band, float, bool]:
+    """(device total per GPU low/expected/high, the allocator efficiency at the high end,
+    whether the high end fits the GPU)."""
+    key = (p.layout.step, p.layout.checkpointing, p.memory_inputs, p.job)
+    for known, band in _MEMORY_BAND_MEMO:
+        if known == key:
+            return band
+    inputs, mem = p.inputs, p.memory
+    usable = inputs.hardware.usable_memory_fraction
     # Memory: the rows the data really reaches; the allocator at its measured worst.
     row = p.job.longest_row
     low_mem = _memory_at(p, int(row)) if row < inputs.data.max_seq_len else mem.total_bytes
     low_mem = min(low_mem, mem.total_bytes)
-    worst = min(hw.usable_memory_fraction, WORST_ALLOCATOR_EFFICIENCY)
+    worst = min(usable, WORST_ALLOCATOR_EFFICIENCY)
     high_mem = (
         mem.peak_allocated_bytes / worst + mem.overhead_bytes
-        if worst < hw.usable_memory_fraction
+        if worst < usable
         else mem.total_bytes  # already at or below the worst measured: no band
     )
+    band = (
+        _band(low_mem, mem.total_bytes, max(high_mem, mem.total_bytes)),
+        worst,
+        high_mem <= mem.capacity_bytes,
+    )
+    _MEMORY_BAND_MEMO.insert(0, (key, band))
+    del _MEMORY_BAND_MEMO[4:]
+    return band
+
+
+def range_summary(p: Plan, rt: RunTime, prices: Prices) -> RangeSummary:
+    """Every band of the estimate finished from ``p`` at ``rt`` with these prices."""
+    inputs, cost, project = p.inputs, prices.cost, prices.project
+    eff, gpu = inputs.efficiency, inputs.hardware.gpu
+    memory_bytes, worst, high_fits = _memory_band(p)
     # Time: the MFU band, and communication as modelled or not hidden at all.
     mfu = p.time.mfu.mfu
     # The top of the band stops at the vendor peak, unless the MFU is already past it (a GPU
@@ -136,7 +160,7 @@ def range_summary(p: Plan, rt: RunTime, prices: Prices) -> RangeSummary:
     spot = None
     if gpu.spot_usd_per_hour is not None:
         # the same products as price_run, in the same order: a zero band is exactly zero
-        f, s = spot_factor(inputs, p.nodes), gpu.spot_usd_per_hour
+        f, s = cost.spot_factor, gpu.spot_usd_per_hour  # price_run's spot_factor(inputs, nodes)
         spot = _band(fast.held_gpu_hours * f * s, cost.spot_usd or 0.0, slow.held_gpu_hours * f * s)
     pj = project
     fixed = pj.storage_usd + pj.engineering_usd
@@ -145,10 +169,10 @@ def range_summary(p: Plan, rt: RunTime, prices: Prices) -> RangeSummary:
     hi_run = run_band.high if run_band else slow.on_demand_usd
     return build(
         RangeSummary,
-        memory_bytes=_band(low_mem, mem.total_bytes, max(high_mem, mem.total_bytes)),
-        memory_row_tokens=row,
+        memory_bytes=memory_bytes,
+        memory_row_tokens=p.job.longest_row,
         memory_efficiency_high=worst,
-        memory_high_fits=high_mem <= mem.capacity_bytes,
+        memory_high_fits=high_fits,
         mfu=_band(mfu_lo, mfu, mfu_hi),
         mfu_band=eff.mfu_band,
         comm_band=comm_band,
