@@ -217,3 +217,54 @@ def _one_edit_plain(window, factor: float) -> None:
     assert window.store.set_field("data", field, _times(field, getattr(inputs.data, field), factor))
     window.store.recompute_now()
     QApplication.processEvents()
+
+
+def test_progress_texts_of_a_large_which_gpu_refresh_do_not_lay_the_window_out(window, monkeypatch):
+    """A catalog compared in many slices shows its progress in the summary; from the second
+    text on the summary keeps its size, so a text repaints the summary and lays nothing out
+    (each text laid the whole window out again: ~30 layouts per 5,000-row refresh)."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from ftcost_gui.core.catalog import GpuCatalog
+    from ftcost_gui.gui.catalog import which_gpu_tab
+    from ftcost_gui.io.catalog_store import CatalogStore
+    from ftcost_gui.io.resources import builtin_catalog
+
+    h100 = builtin_catalog().find("h100-sxm")
+    gpus = tuple(
+        h100.model_copy(update={"id": f"h100-{i}", "memory_gib": 60 + i / 4}) for i in range(60)
+    )
+    CatalogStore().save(GpuCatalog(name="Many", gpus=gpus))
+    window.panels["hardware"].catalog.set_active("Many")
+    monkeypatch.setattr(which_gpu_tab, "SLICE_UNITS", 8)  # a slice: about one GPU
+    monkeypatch.setattr(which_gpu_tab, "_PROGRESS_EVERY", 2)  # a text every other slice
+    ui = window.addons["catalogs"]
+    ui.show_compare()
+    tab, view = ui.which_gpu, ui.which_gpu.view
+    while tab._job is not None:
+        QApplication.processEvents()
+    texts, layouts = [], {"n": 0}
+    set_text = view.summary.setText
+
+    class Layouts(QObject):
+        def eventFilter(self, obj, event):
+            if obj is window and event.type() == QEvent.Type.LayoutRequest:
+                layouts["n"] += 1
+            return False
+
+    monkeypatch.setattr(view.summary, "setText", lambda t: (texts.append(t), set_text(t)))
+    counter = Layouts()
+    window.installEventFilter(counter)
+    try:
+        window.store.set_field("efficiency", "mfu", 0.31)
+        window.store.recompute_now()
+        while tab._job is not None:
+            QApplication.processEvents()
+        QApplication.processEvents()
+    finally:
+        window.removeEventFilter(counter)
+    progress = [t for t in texts if t.startswith("Comparing")]
+    assert len(progress) >= 20  # many texts (47) …
+    # … the first text, the summary fixed and freed, the result; before: one per text (48)
+    assert layouts["n"] <= 6
+    assert not texts[-1].startswith("Comparing") and view.summary.maximumHeight() > 10_000

@@ -44,6 +44,7 @@ CHART_MIN_WIDTH = 230
 CHART_MIN_SHARE = 0.4  # of the tab's width, when the table cannot have all it asks for
 ALL = ""  # the filters' "all" entry
 NOT_STATED = "\0none"  # the provider filter's entry for rows of no stated provider
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's largest widget size
 _SIZED_ROWS = 64  # columns are sized to the rows on screen and this many more (200 cost
 # ~0.15 s of a 5,000-row first show; a catalog of up to ~100 rows is still measured whole)
 
@@ -62,6 +63,7 @@ class GpuCompareView(QWidget):
         self._build()
         self._sized = False  # the splitter
         self._columns_sized = False
+        self._progress_texts = 0  # of the comparison under way
 
     # --- layout -------------------------------------------------------------------------------
     def _combo(self, name: str, text: str, tip: str, bar: QHBoxLayout) -> QComboBox:
@@ -185,15 +187,31 @@ class GpuCompareView(QWidget):
             self.tier_combo.setCurrentIndex(max(self.tier_combo.findData(tier), 0))
 
     def set_error(self, message: str) -> None:
+        self._unfix_summary()
         self.summary.setText(message)
 
     def set_progress(self, done: int, total: int) -> None:
-        """While a large catalog is compared in slices: the old table stays, the summary says so."""
-        self.summary.setText(f"Comparing {total:,} GPUs for these settings… {done:,} done.")
+        """While a large catalog is compared in slices: the old table stays, the summary says so.
+
+        From the second text of a comparison on, the summary keeps the size the first one laid
+        out: a label of a fixed size does not lay the window out again for each new text (each
+        did: ~100 repaints of the tab and a layout of the whole window per 5,000-row refresh)."""
+        s = self.summary
+        if self._progress_texts and s.minimumSize() != s.maximumSize():
+            s.setFixedSize(s.size())
+        self._progress_texts += 1
+        s.setText(f"Comparing {total:,} GPUs for these settings… {done:,} done.")
+
+    def _unfix_summary(self) -> None:
+        if self._progress_texts:
+            self._progress_texts = 0
+            self.summary.setMinimumSize(0, 0)
+            self.summary.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
 
     def set_comparisons(self, rows: Sequence[GpuComparison], catalog_name: str = "") -> None:
         if catalog_name != self.catalog_name or len(rows) != len(self.comparisons):
             self._columns_sized = False  # another catalog: fit the columns to it again
+        self._unfix_summary()
         self.comparisons = list(rows)
         self.catalog_name = catalog_name
         self._fill_filters()
