@@ -50,6 +50,11 @@ def export_svg(
         painter.end()
 
 
+# Qt's PNG quality 80-89 is zlib level 1 (default: 6): the same pixels decoded, ~12 % more bytes,
+# half the encoding time (a 200-scenario report's five plots: ~380 -> ~190 ms CPU; issue 17).
+PNG_QUALITY = 85
+
+
 def render_png(widget: pg.GraphicsView, item: Any, scale: float = 2.0) -> bytes:
     """PNG bytes of ``item``'s part of the scene, drawn at ``scale`` × its on-screen size.
 
@@ -71,6 +76,6 @@ def render_png(widget: pg.GraphicsView, item: Any, scale: float = 2.0) -> bytes:
     data = QByteArray()
     buf = QBuffer(data)
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buf, "PNG")
+    image.save(buf, "PNG", PNG_QUALITY)
     buf.close()
     return bytes(data.data())
