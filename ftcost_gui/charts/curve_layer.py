@@ -18,6 +18,7 @@ and dark, before and after edits, ≤ 8 of 255 in a channel on ≤ 0.6 % of the 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 
 import pyqtgraph as pg
@@ -30,10 +31,17 @@ class LayeredCurve(pg.PlotCurveItem):
     """A curve that a ``CurveLayer`` may paint in its stead."""
 
     layered = False
+    layer: CurveLayer | None = None  # the one that paints it
 
     def paint(self, p, opt, widget=None) -> None:
         if not self.layered:
             super().paint(p, opt, widget)
+
+    def itemChange(self, change, value):
+        visible = change == QGraphicsItem.GraphicsItemChange.ItemVisibleHasChanged
+        if visible and self.layer is not None:  # shown or hidden (a click on its legend entry)
+            self.layer.invalidate()
+        return super().itemChange(change, value)
 
     def paint_into(self, p: QPainter, opt, widget) -> None:
         super().paint(p, opt, widget)
@@ -52,6 +60,8 @@ class CurveLayer(pg.GraphicsObject):
 
     def set_members(self, members: list[LayeredCurve]) -> None:
         self.members = members
+        for m in members:
+            m.layer = self
         self.invalidate()
 
     def invalidate(self) -> None:
@@ -81,7 +91,6 @@ class CurveLayer(pg.GraphicsObject):
             p.restore()
 
     def paint(self, p: QPainter, opt, widget=None) -> None:
-        members = [m for m in self.members if m.isVisible()]
         engine = p.paintEngine()
         on_screen = (
             widget is not None
@@ -89,8 +98,8 @@ class CurveLayer(pg.GraphicsObject):
             and engine.type() == QPaintEngine.Type.Raster
             and p.device().devicePixelRatioF() == 1.0
         )
-        if not on_screen:
-            self._paint_members(p, members, opt, widget)  # export, report: as the curves would
+        if not on_screen:  # export, report: as the curves would paint themselves
+            self._paint_members(p, [m for m in self.members if m.isVisible()], opt, widget)
             return
         t = p.combinedTransform()
         area = t.mapRect(self.boundingRect()).toAlignedRect().intersected(widget.rect())
@@ -99,11 +108,10 @@ class CurveLayer(pg.GraphicsObject):
         key = (
             (t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy()),
             (area.x(), area.y(), area.width(), area.height()),
-            tuple(map(id, members)),
             int(p.renderHints().value),
         )
         if key != self._key or self._image is None:
-            self._render(p, t, area, members, opt, widget)
+            self._render(p, t, area, [m for m in self.members if m.isVisible()], opt, widget)
             self._key = key
         p.save()
         p.resetTransform()
@@ -136,6 +144,9 @@ class CurveLayers:
         changed: Iterable[QGraphicsItem],
     ) -> None:
         """Cache ``cached`` (curves of this view box); of these, ``changed`` were changed since."""
+        if len(cached) == len(self._cached) and all(map(operator.is_, cached, self._cached)):
+            self._invalidate(changed)  # the same curves: the same runs (items added come after)
+            return
         want = set(cached)
         runs: list[list[LayeredCurve]] = []
         run: list[LayeredCurve] = []
@@ -150,13 +161,10 @@ class CurveLayers:
         if run:
             runs.append(run)
         if [layer.members for layer in self.layers] == runs:
-            touched = set(changed)
-            for layer in self.layers:
-                if not touched.isdisjoint(layer.members):
-                    layer.invalidate()
+            self._invalidate(changed)
             return
         for item in self._cached:
-            item.layered = False
+            item.layered, item.layer = False, None
         for item in cached:
             item.layered = True
         self._cached = list(cached)
@@ -169,3 +177,9 @@ class CurveLayers:
             self.view_box.addItem(layer, ignoreBounds=True)
             layer.stackBefore(members[0])
             layer.set_members(members)
+
+    def _invalidate(self, changed: Iterable[QGraphicsItem]) -> None:
+        touched = set(changed)
+        for layer in self.layers:
+            if not touched.isdisjoint(layer.members):
+                layer.invalidate()

@@ -202,13 +202,20 @@ def test_an_edit_with_the_scenario_charts_on_screen_strokes_the_edited_scenarios
     assert _painting_order(cost) == order
     assert cost.curves[5] not in cost.layers.layers[0].members
     assert all(layer.members[0] is not cost.curves[5] for layer in cost.layers.layers)
-    # Export (no widget: report, PNG, SVG) strokes every curve itself, in the same order.
+    # A cached curve hidden (a click on its legend entry): its layer is painted again without it.
+    renders = sum(layer.renders for layer in cost.layers.layers)
+    strokes["n"] = 0
+    cost.curves[20].setVisible(False)
+    QApplication.processEvents()
+    assert sum(layer.renders for layer in cost.layers.layers) == renders + 1
+    assert strokes["n"] <= curves - 1
+    # Export (no widget: report, PNG, SVG) strokes every curve shown itself.
     strokes["n"] = 0
     image = QImage(400, 300, QImage.Format.Format_ARGB32_Premultiplied)
     painter = QPainter(image)
     cost.plot_widget.scene().render(painter)
     painter.end()
-    assert strokes["n"] == curves
+    assert strokes["n"] == curves - 1
 
 
 def _one_edit_plain(window, factor: float) -> None:
