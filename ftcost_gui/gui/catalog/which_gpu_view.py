@@ -193,11 +193,12 @@ class GpuCompareView(QWidget):
     def set_progress(self, done: int, total: int) -> None:
         """While a large catalog is compared in slices: the old table stays, the summary says so.
 
-        From the second text of a comparison on, the summary keeps the size the first one laid
-        out: a label of a fixed size does not lay the window out again for each new text (each
-        did: ~100 repaints of the tab and a layout of the whole window per 5,000-row refresh)."""
+        While it compares, the summary keeps the size its last text laid out (the result's; on
+        the first show, the first progress text's): a label of a fixed size does not lay the
+        window out again for each new text (each did: ~100 repaints of the tab and a layout of
+        the whole window per 5,000-row refresh, one in each edit's first slice)."""
         s = self.summary
-        if self._progress_texts and s.minimumSize() != s.maximumSize():
+        if (self._progress_texts or s.text()) and s.minimumSize() != s.maximumSize():
             s.setFixedSize(s.size())
         self._progress_texts += 1
         s.setText(f"Comparing {total:,} GPUs for these settings… {done:,} done.")
