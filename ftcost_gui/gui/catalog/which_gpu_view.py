@@ -221,7 +221,8 @@ class GpuCompareView(QWidget):
     # --- filling -------------------------------------------------------------------------------
     def _fill_filters(self) -> None:
         providers = sorted({r.provider for r in self.comparisons}, key=str.casefold)
-        tiers = [t for t in TIER_LABELS if any(r.pricing_tier == t for r in self.comparisons)]
+        stated = {r.pricing_tier for r in self.comparisons}  # one pass, not one per tier
+        tiers = [t for t in TIER_LABELS if t in stated]
         for combo, entries in (
             (self.provider_combo, [(p or "(not stated)", p or NOT_STATED) for p in providers]),
             (self.tier_combo, [(TIER_LABELS[t], t) for t in tiers]),
