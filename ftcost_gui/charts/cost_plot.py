@@ -47,6 +47,8 @@ class CostPlot(PlotView):
         self.range_bar = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=1.2)
         pi.addItem(self.range_bar)
         self.marker = pg.ScatterPlotItem(size=11, name="Current MFU")
+        # One brush per colour, kept: pyqtgraph renders a symbol again for each new brush.
+        self._od_brush, self._spot_brush = pg.mkBrush(OD_COLOR), pg.mkBrush(SPOT_COLOR)
         pi.addItem(self.marker)
         self.plot_widget.setToolTip(
             "Cost per run against MFU. Dotted: the cost range at each MFU, from the cheapest "
@@ -125,9 +127,9 @@ class CostPlot(PlotView):
     def _set_marker(self, now: CostPoint) -> None:
         mfu, cur_od, cur_spot = now.mfu_pct, now.on_demand_usd, now.spot_usd
         self.current = (mfu, cur_od, cur_spot)
-        spots = [{"pos": (mfu, cur_od), "brush": pg.mkBrush(OD_COLOR)}]
+        spots = [{"pos": (mfu, cur_od), "brush": self._od_brush}]
         if cur_spot is not None:
-            spots.append({"pos": (mfu, cur_spot), "brush": pg.mkBrush(SPOT_COLOR)})
+            spots.append({"pos": (mfu, cur_spot), "brush": self._spot_brush})
         self.marker.setData(spots)
         self.range_now = (now.low_usd, now.high_usd)
         if now.low_usd is not None and now.high_usd is not None:

@@ -141,6 +141,8 @@ class MemoryPlot(PlotView):
         self.current_method = ""
         self.ranges_gib: dict[str, tuple[float, float]] = {}
         self._bars: MemoryBars | None = None
+        self._drawn: dict[str, tuple[int, tuple[float, ...], tuple[float, ...]]] = {}
+        self._ticks: list[tuple[float, str]] = []
 
     def restyle(self, theme: Theme) -> None:
         if not hasattr(self, "count_labels"):  # the base class themes before the items exist
@@ -180,7 +182,10 @@ class MemoryPlot(PlotView):
         base = np.zeros(len(methods))
         for key, item in self.bars.items():
             h = np.asarray(self.heights_gib[key])
-            item.setOpts(x=x, height=h, y0=base.copy(), width=WIDTH)
+            drawn = (len(methods), tuple(h), tuple(base))
+            if self._drawn.get(key) != drawn:  # a part an edit left alone is not redrawn
+                self._drawn[key] = drawn
+                item.setOpts(x=x, height=h, y0=base.copy(), width=WIDTH)
             base = base + h
         totals = base
         self.draw_ranges(bars, x, totals)
@@ -201,13 +206,16 @@ class MemoryPlot(PlotView):
                 text = f"{n} GPU{'s' if n != 1 else ''}" if n is not None else "n/a"
                 if methods[i] == method:
                     text = f"▶ {text}"
-                label.setText(text)
+                if label.toPlainText() != text:  # (setting it again lays its text out again)
+                    label.setText(text)
                 label.setPos(x[i], count_label_y(totals[i], bars.ranges_gib[i], total))
                 label.setVisible(True)
             else:
                 label.setVisible(False)
         ticks = [(float(i), SHORT[m] + ("*" if m == method else "")) for i, m in enumerate(methods)]
-        self.plot_item.getAxis("bottom").setTicks([ticks])
+        if ticks != self._ticks:  # new ticks: the axis is drawn again from scratch
+            self._ticks = ticks
+            self.plot_item.getAxis("bottom").setTicks([ticks])
         # Headroom above the total line for its label (it sits above the line, usable below).
         highs = [band[1] for band in bars.ranges_gib if band is not None]
         top = max(float(totals.max()), total, *highs) * 1.2

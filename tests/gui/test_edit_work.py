@@ -131,3 +131,59 @@ def test_an_edit_of_the_baseline_repaints_the_cells_whose_words_changed(cells_pa
         else:
             assert len(painted) >= len(changed)
     assert 0 < len(changed) < len(after) / 2  # the last, small edit: a few cells
+
+
+@pytest.fixture
+def plot_calls(monkeypatch):
+    """Bars given data, axis ticks set, text items given text (the memory plot's work)."""
+    calls = {"bars": [], "ticks": 0, "texts": 0}
+    set_opts, set_ticks = pg.BarGraphItem.setOpts, pg.AxisItem.setTicks
+    set_text = pg.TextItem.setText
+
+    def counting_opts(self, **opts):
+        if "height" in opts:
+            calls["bars"].append(self)
+        set_opts(self, **opts)
+
+    def counting_ticks(self, ticks):
+        calls["ticks"] += 1
+        set_ticks(self, ticks)
+
+    def counting_text(self, text, color=None):
+        calls["texts"] += 1
+        set_text(self, text, color)
+
+    monkeypatch.setattr(pg.BarGraphItem, "setOpts", counting_opts)
+    monkeypatch.setattr(pg.AxisItem, "setTicks", counting_ticks)
+    monkeypatch.setattr(pg.TextItem, "setText", counting_text)
+    return calls
+
+
+def test_a_sequence_length_edit_redraws_only_the_memory_parts_it_changed(window, plot_calls):
+    """Longer sequences change the activations (and what stacks above them), not the weights
+    under them, the methods on the axis or the GPU counts: those items are left alone (each
+    BarGraphItem given data is re-measured and repainted; new ticks redraw the whole axis)."""
+    store, plot = window.store, window.charts.memory_plot
+    weights = plot.bars["weights"]
+    store.set_field("data", "max_seq_len", store.inputs.data.max_seq_len + 512)
+    store.recompute_now()
+    QApplication.processEvents()
+    counts = dict(plot.gpus_needed)
+    heights = {k: list(v) for k, v in plot.heights_gib.items()}
+    for key in plot_calls:
+        plot_calls[key] = [] if key == "bars" else 0
+    store.set_field("data", "max_seq_len", store.inputs.data.max_seq_len + 512)
+    store.recompute_now()
+    QApplication.processEvents()
+    assert plot.gpus_needed == counts  # the same GPU counts: no label text set again
+    changed = [k for k in heights if plot.heights_gib[k] != heights[k]]
+    assert "activations" in changed and "weights" not in changed
+    redrawn = set(plot_calls["bars"]) - {plot.highlight}
+    assert weights not in redrawn
+    # Only the parts whose height changed and those stacked above them (their base moved).
+    order = list(plot.bars)
+    first = min(order.index(k) for k in changed)
+    below = {plot.bars[k] for k in order[:first]}
+    assert below and not redrawn & below
+    assert {plot.bars[k] for k in changed} <= redrawn
+    assert plot_calls["ticks"] == 0 and plot_calls["texts"] == 0
