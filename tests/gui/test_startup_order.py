@@ -27,7 +27,8 @@ before_show = {m: m in sys.modules for m in ("pyqtgraph", "numpy")}
 on_first_use = [m for m in (
     "ftcost_gui.gui.catalog.editor", "ftcost_gui.core.planner", "ftcost_gui.core.plan_front",
     "ftcost_gui.core.what_fits", "ftcost_gui.report.content", "ftcost_gui.present.explain",
-    "ftcost_gui.io.export_csv") if m in sys.modules]
+    "ftcost_gui.io.export_csv", "ftcost_gui.gui.help.guide_window", "ftcost_gui.gui.help.shortcuts",
+    ) if m in sys.modules]
 panels_built = len(window.form_tabs.built_panels())
 window.show()
 app.processEvents()  # the first paint; the plots follow it on a zero timer
@@ -62,8 +63,9 @@ def test_start_loads_the_core_before_qt_and_no_plot_library_before_the_first_pai
     got = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
     # Every add-on (dataset dialog, plan tabs, catalogs, help) waits with pyqtgraph and numpy.
     assert got["before_show"] == {"pyqtgraph": False, "numpy": False}
-    # Neither the catalog manager, the plan search, the report, the Arithmetic tab's text nor the
-    # CSV export load with the window; only the form tab on screen is built (test_lazy_forms.py).
+    # Neither the catalog manager, the plan search, the report, the Arithmetic tab's text, the CSV
+    # export, the user guide nor the shortcut list load with the window; only the form tab on
+    # screen is built (test_lazy_forms.py).
     assert got["on_first_use"] == []
     assert got["panels_built"] == 1
     core, qt = got["order"]

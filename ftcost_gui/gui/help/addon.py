@@ -4,6 +4,7 @@ example banner (installed by ``gui/app.build_window``)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, SignalInstance
 from PySide6.QtGui import QKeySequence
@@ -15,8 +16,10 @@ from ..services import ActionSpec, WindowServices
 from ..window.actions import ActionTable
 from .example_banner import ExampleBanner
 from .field_help import FieldHelp
-from .guide_window import GuideWindow
-from .shortcuts import ShortcutsDialog, shortcut_rows
+
+if TYPE_CHECKING:  # the guide and the shortcut list load when first opened (start-up: issue 17)
+    from .guide_window import GuideWindow
+    from .shortcuts import ShortcutsDialog
 
 
 class HelpUi(QObject):
@@ -90,6 +93,8 @@ class HelpUi(QObject):
     # --- guide and shortcuts -------------------------------------------------------------------
     def show_guide(self, page: str = "README.md", anchor: str = "") -> GuideWindow:
         if self.guide is None:
+            from .guide_window import GuideWindow
+
             self.guide = GuideWindow(self.services.dialog_parent())
         self.guide.show_page(page, anchor)
         self.guide.show()
@@ -103,6 +108,8 @@ class HelpUi(QObject):
             self.show_guide(target.page, target.anchor)
 
     def show_shortcuts(self) -> ShortcutsDialog:
+        from .shortcuts import ShortcutsDialog, shortcut_rows
+
         rows = shortcut_rows(self._actions.rows(), self._actions.menu_titles())
         dialog = ShortcutsDialog(rows, self.services.dialog_parent())
         dialog.show()
