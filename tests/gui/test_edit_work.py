@@ -187,3 +187,31 @@ def test_a_sequence_length_edit_redraws_only_the_memory_parts_it_changed(window,
     assert below and not redrawn & below
     assert {plot.bars[k] for k in changed} <= redrawn
     assert plot_calls["ticks"] == 0 and plot_calls["texts"] == 0
+
+
+@pytest.fixture
+def plot_paints(monkeypatch):
+    """Paint events of each plot view, by the plot's object name (patched before the window)."""
+    paints: list[str] = []
+    paint_event = pg.GraphicsView.paintEvent
+
+    def counting_paint(self, event):
+        paints.append(self.parent().objectName())
+        return paint_event(self, event)
+
+    monkeypatch.setattr(pg.GraphicsView, "paintEvent", counting_paint)
+    return paints
+
+
+def test_an_edit_that_resizes_the_plots_paints_each_once(plot_paints, window):
+    """When an edit changes the headline's height the plots are resized with it: each is laid
+    out and painted once (the first plot settled used to paint the window, the other plot's
+    changes not yet processed, and that plot painted a second time)."""
+    store = window.store
+    for step in range(3):
+        window.resize(1200, 800 - 20 * (step + 1))  # as a taller headline: shorter plots
+        plot_paints.clear()
+        store.set_field("data", "max_seq_len", store.inputs.data.max_seq_len + 512)
+        store.recompute_now()
+        QApplication.processEvents()
+        assert sorted(plot_paints) == ["cost_plot", "memory_plot"], step

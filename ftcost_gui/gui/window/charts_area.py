@@ -210,9 +210,21 @@ class ChartsArea(QWidget):
         for _ in range(LAYOUT_DEPTH):
             QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
         plots = (self.memory_plot, self.cost_plot, *(self.scenario_plots or ()))
-        for plot in plots:
-            if plot is not None and plot.isVisible():
+        shown = [plot for plot in plots if plot is not None and plot.isVisible()]
+        if not shown:
+            return
+        # Each plot's scene, once its changed items are processed, sends the window's pending
+        # update request at once (QGraphicsView dispatches it): the window would paint with the
+        # other plot's items not yet processed, and that plot (resized when the headline
+        # changed height) would paint again after its own. The request is held until every
+        # plot is settled, then the window paints once.
+        window = self.window()
+        QCoreApplication.removePostedEvents(window, QEvent.Type.UpdateRequest.value)
+        try:
+            for plot in shown:
                 plot.settle()
+        finally:
+            QCoreApplication.sendEvent(window, QEvent(QEvent.Type.UpdateRequest))
 
     def _update_scenario_plots(self) -> None:
         series = self.store.scenario_series
