@@ -165,6 +165,16 @@ class ComparisonModel(QAbstractTableModel):
         c = self.cell(row - 1, col)
         return (f"{BEST_MARK} {c.text}" if c.best else c.text, c.delta)
 
+    def painted(self, row: int, col: int) -> tuple[str, str, bool, bool]:
+        """(value line, delta line, best, does not fit) of a cell: what the delegate paints."""
+        t = self.table
+        assert t is not None
+        if row == 0:
+            fits = t.fits[col]
+            return ("yes" if fits else "✗ does not fit", "", False, not fits)
+        c = self.cell(row - 1, col)
+        return (f"{BEST_MARK} {c.text}" if c.best else c.text, c.delta, c.best, False)
+
     def is_best(self, row: int, col: int) -> bool:
         return row > 0 and self.cell(row - 1, col).best
 

@@ -40,8 +40,11 @@ PAD = 6
 # Looked up once: each enum access costs a Python call per cell painted.
 _HAS_DISPLAY = QStyleOptionViewItem.ViewItemFeature.HasDisplay
 _ITEM = QStyle.ControlElement.CE_ItemViewItem
-_SELECTED = QStyle.StateFlag.State_Selected
-_STYLED = _SELECTED | QStyle.StateFlag.State_HasFocus | QStyle.StateFlag.State_MouseOver
+_SELECTED = QStyle.StateFlag.State_Selected.value
+_STYLED = (
+    QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_HasFocus
+    | QStyle.StateFlag.State_MouseOver
+).value  # fmt: skip
 _TEXT, _HIGHLIGHTED_TEXT = QPalette.ColorRole.Text, QPalette.ColorRole.HighlightedText
 _TOP_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop
 
@@ -57,6 +60,7 @@ class TwoLineDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self._by_font: dict[str, tuple[QFont, int, int]] = {}
         self._kept: tuple[QFont, QFont, int, int] | None = None  # the last font and its fonts
+        self._muted: dict[int, QColor] = {}  # the delta line's colour, per text colour
 
     def _fonts(self, option: QStyleOptionViewItem, index: QModelIndex) -> tuple[QFont, QFont]:
         value_font = QFont(index.data(Qt.ItemDataRole.FontRole) or option.font)
@@ -94,10 +98,8 @@ class TwoLineDelegate(QStyledItemDelegate):
         if not isinstance(model, ComparisonModel) or model.table is None:
             super().paint(painter, option, index)
             return
-        row, col = index.row(), index.column()
-        value, delta = model.text(row, col)
-        best = model.is_best(row, col)
-        state = option.state
+        value, delta, best, bad = model.painted(index.row(), index.column())
+        state = option.state.value  # an int: Python enum flag operations cost µs per cell
         if best or state & _STYLED:
             # What the style draws for an item: the best cells' shade, the selection, the focus
             # frame, hover. For any other cell it draws nothing: its option and call are skipped
@@ -119,7 +121,6 @@ class TwoLineDelegate(QStyledItemDelegate):
         rect = option.rect.adjusted(PAD, PAD // 2, -PAD, -PAD // 2)
         painter.save()
         painter.setFont(model.bold if best else font)
-        bad = row == 0 and not model.table.fits[col]
         painter.setPen(model.bad_brush.color() if bad and not selected else ink)
         if not delta:
             painter.drawText(rect, RIGHT, value)
@@ -128,10 +129,14 @@ class TwoLineDelegate(QStyledItemDelegate):
                 QRect(rect.left(), rect.top(), rect.width(), value_h), _TOP_RIGHT, value
             )
             painter.setFont(delta_font)
-            muted = QColor(ink)
-            if not selected:
-                muted.setAlpha(185)
-            painter.setPen(muted)
+            if selected:
+                painter.setPen(ink)
+            else:
+                muted = self._muted.get(ink.rgba())
+                if muted is None:
+                    muted = self._muted[ink.rgba()] = QColor(ink)
+                    muted.setAlpha(185)
+                painter.setPen(muted)
             below = QRect(rect.left(), rect.top() + value_h, rect.width(), rect.height())
             painter.drawText(below, _TOP_RIGHT, delta)
         painter.restore()
