@@ -19,7 +19,7 @@ from .catalog import CatalogGpu, EffectiveRow, id_key
 from .estimate import finish_prices, plan
 from .inputs import EstimateInputs, GpuSpec, PricingTier
 from .plan import Plan
-from .results import EstimateResult, MemoryBreakdown, build
+from .results import EstimateResult, MemoryBreakdown, build, copied
 from .units import SECONDS_PER_HOUR, TERA
 
 _GPU_FIELDS = frozenset(GpuSpec.model_fields)
@@ -104,9 +104,11 @@ def inputs_with_gpu(inputs: EstimateInputs, spec: GpuSpec) -> EstimateInputs:
 
 def inputs_on_gpu(inputs: EstimateInputs, spec: GpuSpec) -> EstimateInputs:
     """``inputs_with_gpu`` without validating again: ``spec`` is a GpuSpec validated when its
-    catalog was read, and no rule of the inputs ties the GPU to another section."""
-    hardware = inputs.hardware.model_copy(update={"gpu": spec})
-    return inputs.model_copy(update={"hardware": hardware})
+    catalog was read, and no rule of the inputs ties the GPU to another section.
+
+    ``model_copy(update=...)`` of the hardware and the inputs, made as ``results.build`` makes
+    a model (a "Which GPU" of 5,000 GPUs makes 5,000)."""
+    return copied(inputs, "hardware", copied(inputs.hardware, "gpu", spec))
 
 
 def comparison_row(

@@ -18,11 +18,11 @@ from .comm import comm_plan, default_overlap, link_for
 from .inputs import EstimateInputs
 from .layout import Option, Rented, choose_checkpointing, memory_status, rented, rollout_rented
 from .memory import ADAPTER_WEIGHT_BYTES, RECIPES, base_weight_bytes
-from .memory_step import MemoryInputs, MemoryStep
+from .memory_step import Fit, MemoryInputs, MemoryStep
 from .params import lora_work, param_summary
 from .plan import Job, JobFlops, Layout, Plan
 from .ranges import longest_row, range_summary
-from .remembered import PLAN_MEMO, adapters_of, counts_of, memory_step, plan_key, recall
+from .remembered import PLAN_MEMO, adapters_of, counts_of, fit, memory_step, plan_key, recall
 from .results import (
     EstimateResult,
     LayoutSummary,
@@ -96,12 +96,12 @@ def _flops(inputs: EstimateInputs, job: Job, ckpt: bool) -> JobFlops:
     return known
 
 
-def _option(ckpt: bool, step: MemoryStep, inputs: EstimateInputs, node: int) -> Option:
-    b, gpu, hw = step.breakdown, inputs.hardware.gpu, inputs.hardware
-    needed = b.gpus_needed if inputs.training.auto_gpu_count else step.num_gpus
+def _option(ckpt: bool, f: Fit, inputs: EstimateInputs, node: int) -> Option:
+    gpu, hw = inputs.hardware.gpu, inputs.hardware
+    needed = f.gpus_needed if inputs.training.auto_gpu_count else f.num_gpus
     rent = None if needed is None else rented(needed, node, gpu.rent_unit_gpus, hw.rent_whole_units)
-    status = memory_status(b.fits, b.headroom_bytes, b.usable_bytes, hw.near_limit_fraction)
-    return Option(ckpt, needed, b.fits, rent, status == "near_limit")
+    status = memory_status(f.fits, f.headroom_bytes, f.usable_bytes, hw.near_limit_fraction)
+    return Option(ckpt, needed, f.fits, rent, status == "near_limit")
 
 
 def _layout(
@@ -192,8 +192,11 @@ def plan(inputs: EstimateInputs, alternative: bool = True) -> Plan:
 
     The last few plans are remembered by everything they read (``remembered.plan_key``): an edit
     of the MFU or a price (the window's usual edit) takes the remembered plan with the MFU chosen
-    again; the rest of the estimate (``finish``) is computed anew."""
+    again; the rest of the estimate (``finish``) is computed anew. Plans without the alternative
+    (one per GPU of a catalog, kept by compare.GpuComparer) are not."""
     job = _job(inputs)
+    if not alternative:
+        return _plan(inputs, job, alternative)
     key = plan_key(inputs, job, alternative)
     for known, p in PLAN_MEMO:
         if known == key:
@@ -241,26 +244,30 @@ def _plan(inputs: EstimateInputs, job: Job, alternative: bool) -> Plan:
     mi = MemoryInputs.of(inputs, job.sections)
     other_layout: Layout | None = None
     if tr.checkpointing == "auto":
-        # Memory is cheap arithmetic: both settings, then the time of each from one plan.
-        w_on: list[str] = []
-        w_off: list[str] = []
-        off = memory_step(mi, counts, adapters, w_off, False)
-        off_option = _option(False, off, inputs, node)
-        if off.breakdown.gpus_needed == 1 and off_option.fits and not off_option.near_limit:
+        # Memory is cheap arithmetic: the fit of both settings, then the time of each from one
+        # plan; the memory breakdown of those shown (the alternative only when it is asked for).
+        off_fit = fit(mi, counts, adapters, False)
+        off_option = _option(False, off_fit, inputs, node)
+        on_option: Option | None = None
+        known = off_fit
+        if off_fit.gpus_needed == 1 and off_option.fits and not off_option.near_limit:
             # One GPU holds it without recomputation, with room: checkpointing cannot rent fewer
             # and would only add FLOPs. Its layout (for the cost it would add) fits the same GPU
             # with more room, which is all its memory figure is shown for.
-            on, ckpt, reason = off, False, "off: the run fits without it on the same GPUs"
+            ckpt, reason = False, "off: the run fits without it on the same GPUs"
         else:
-            on = memory_step(mi, counts, adapters, w_on, True)
-            ckpt, reason = choose_checkpointing(
-                off_option, _option(True, on, inputs, node), tr.auto_gpu_count
-            )
-        step, other, other_w = (on, off, w_off) if ckpt else (off, on, w_on)
-        warnings += w_on if ckpt else w_off
+            on_fit = fit(mi, counts, adapters, True)
+            on_option = _option(True, on_fit, inputs, node)
+            ckpt, reason = choose_checkpointing(off_option, on_option, tr.auto_gpu_count)
+            known = on_fit if ckpt else off_fit
+        step = memory_step(mi, counts, adapters, warnings, ckpt, fitted=known)
         chosen = _layout(inputs, job, ckpt, step, mi, node, reason, warnings)
-        if alternative and other.breakdown.fits:  # a road that cannot be taken has no cost
-            other_layout = _layout(inputs, job, not ckpt, other, mi, node, "", other_w, chosen)
+        # the road not taken (checkpointing off above: its own memory figure)
+        other = off_option if ckpt or on_option is None else on_option
+        if alternative and other.fits:  # a road that cannot be taken has no cost
+            if on_option is not None:
+                step = memory_step(mi, counts, adapters, [], not ckpt)
+            other_layout = _layout(inputs, job, not ckpt, step, mi, node, "", [], chosen)
     else:
         ckpt = tr.checkpointing == "full"
         step = memory_step(mi, counts, adapters, warnings)

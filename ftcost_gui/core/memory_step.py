@@ -277,19 +277,41 @@ def reads_gpu_memory(mi: MemoryInputs) -> bool:
     return alignment.is_rl(mi.objective) and mi.objective.rollout_placement == "colocated"
 
 
-def memory_per_gpu(
-    mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, warnings: list[str],
-    mem: MemoryModel | None = None,
-) -> MemoryStep:  # fmt: skip
-    """Per-GPU memory on the job's GPUs; appends a warning when it does not fit. ``mem``: the
-    run's ``memory_model(mi, counts, adapters)`` when the caller has it."""
+class Fit(NamedTuple):
+    """What a memory step says of the fit, the same figures as its breakdown's."""
+
+    gpus_needed: int | None
+    num_gpus: int  # the GPUs of the job: the fewest that fit (auto) or the count given
+    fits: bool
+    headroom_bytes: float
+    usable_bytes: float
+
+
+def memory_fit(mi: MemoryInputs, mem: MemoryModel) -> Fit:
+    """``memory_per_gpu(mi, …, mem)``'s fit without its breakdown ("Which GPU" weighs both
+    checkpointing settings of 5,000 GPUs and shows one): ``MemoryModel.total(n)`` is the
+    breakdown's total (the same parts summed in the same order, ``phase_totals``)."""
     tr = mi.training
-    if mem is None:
-        mem = memory_model(mi, counts, adapters)
-    capacity = mi.gpu_memory_gib * GIB
-    usable = capacity  # the device total (allocated + reserve + context) must fit in memory
+    usable = mi.gpu_memory_gib * GIB  # the device total (allocated + reserve + context) must fit
     gpus_needed = mem.gpus_needed(usable)
     n = gpus_needed if tr.auto_gpu_count and gpus_needed is not None else tr.num_gpus
+    total = mem.total(n)
+    return Fit(gpus_needed, n, total <= usable, usable - total, usable)
+
+
+def memory_per_gpu(
+    mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, warnings: list[str],
+    mem: MemoryModel | None = None, f: Fit | None = None,
+) -> MemoryStep:  # fmt: skip
+    """Per-GPU memory on the job's GPUs; appends a warning when it does not fit. ``mem``: the
+    run's ``memory_model(mi, counts, adapters)`` when the caller has it; ``f``: its
+    ``memory_fit``, likewise."""
+    if mem is None:
+        mem = memory_model(mi, counts, adapters)
+    if f is None:
+        f = memory_fit(mi, mem)
+    capacity = usable = f.usable_bytes
+    gpus_needed, n = f.gpus_needed, f.num_gpus
     phase = mem.peak_phase(n)
     parts = mem.phase_parts(n, phase)
     total = sum(parts.values())

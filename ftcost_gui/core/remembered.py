@@ -18,7 +18,15 @@ from typing import TypeVar
 from .architecture import ModelSpec, ParamCounts, effective_counts
 from .inputs import EstimateInputs, TrainingSpec
 from .memory import RECIPES, MemoryModel
-from .memory_step import MemoryInputs, MemoryStep, memory_model, memory_per_gpu, reads_gpu_memory
+from .memory_step import (
+    Fit,
+    MemoryInputs,
+    MemoryStep,
+    memory_fit,
+    memory_model,
+    memory_per_gpu,
+    reads_gpu_memory,
+)
 from .params import NO_ADAPTERS, Adapters, lora_adapters
 
 # Auto checkpointing: both settings, the count rented and the ranges' rows, for one inputs and
@@ -66,10 +74,11 @@ def clear() -> None:
 def memory_step(
     mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, warnings: list[str],
     checkpointing: bool | None = None, num_gpus: int | None = None, seq_len: int | None = None,
+    fitted: Fit | None = None,
 ) -> MemoryStep:  # fmt: skip
     """``memory_per_gpu`` with checkpointing resolved (None: as the inputs set it), on
     ``num_gpus`` GPUs when given, with rows of ``seq_len`` tokens when given; its warnings are
-    appended to ``warnings``."""
+    appended to ``warnings``. ``fitted``: its ``fit`` (checkpointing given), when computed."""
     key = (mi, checkpointing, num_gpus, seq_len, counts, adapters)
     for known, step, remembered in MEMORY_MEMO:
         if known == key:
@@ -80,11 +89,18 @@ def memory_step(
     if seq_len is not None:
         mi = replace(mi, seq_len=seq_len)
     told: list[str] = []  # its own list: the memo keeps it
-    step = memory_per_gpu(mi, counts, adapters, told, model_of(mi, counts, adapters))
+    step = memory_per_gpu(mi, counts, adapters, told, model_of(mi, counts, adapters), fitted)
     warnings += told
     MEMORY_MEMO.insert(0, (key, step, told))
     del MEMORY_MEMO[SIZE:]
     return step
+
+
+def fit(mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, checkpointing: bool) -> Fit:
+    """``memory_step(mi, counts, adapters, [], checkpointing)``'s fit, without computing its
+    breakdown (``memory_step.memory_fit``; the memory model is shared, as the step's)."""
+    mi = replace(mi, training=_resolved(mi.training, checkpointing, None))
+    return memory_fit(mi, model_of(mi, counts, adapters))
 
 
 def _resolved(tr: TrainingSpec, checkpointing: bool, num_gpus: int | None) -> TrainingSpec:

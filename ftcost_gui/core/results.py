@@ -37,6 +37,19 @@ def build(cls: type[_M], **values: Any) -> _M:
     return m
 
 
+def copied(m: _M, name: str, value: Any) -> _M:
+    """``m.model_copy(update={name: value})`` (a shallow copy, ``value`` not validated), in
+    ``build``'s way: the same object (tests/core/test_steps.py compares them)."""
+    values = dict(m.__dict__)
+    values[name] = value
+    copy = _new(type(m))
+    _SET_DICT(copy, values)
+    _SET_FIELDS(copy, {*m.__pydantic_fields_set__, name})
+    _SET_EXTRA(copy, None if m.__pydantic_extra__ is None else dict(m.__pydantic_extra__))
+    _SET_PRIVATE(copy, None if m.__pydantic_private__ is None else dict(m.__pydantic_private__))
+    return copy
+
+
 class ParamSummary(BaseModel):
     model_config = _FROZEN
     total: float

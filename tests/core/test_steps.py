@@ -6,6 +6,8 @@ V = 32000, untied, RMSNorm, no biases.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ftcost_gui.core.architecture import effective_counts
@@ -169,3 +171,52 @@ def test_build_makes_what_model_construct_makes():
         assert part.model_dump_json() == twin.model_dump_json()
         assert part.__pydantic_fields_set__ == twin.__pydantic_fields_set__
         assert repr(part) == repr(twin)
+
+
+@pytest.mark.parametrize("edited", [False, True])
+def test_copied_makes_what_model_copy_makes(edited):
+    from ftcost_gui.core.inputs import EstimateInputs
+    from ftcost_gui.core.results import copied
+    from ftcost_gui.io.resources import builtin_catalog
+
+    inputs = EstimateInputs()  # nothing set: model_copy marks only the updated field
+    if edited:
+        inputs = inputs.edited("efficiency", mfu=0.3)
+    gpu = builtin_catalog().gpus[3].to_spec()
+    for m, name, value in ((inputs.hardware, "gpu", gpu), (inputs, "training", make().training)):
+        twin = m.model_copy(update={name: value})
+        copy = copied(m, name, value)
+        assert copy.__dict__ == twin.__dict__ and copy == twin
+        assert copy.__pydantic_fields_set__ == twin.__pydantic_fields_set__
+        assert copy.__pydantic_extra__ == twin.__pydantic_extra__
+        assert copy.__pydantic_private__ == twin.__pydantic_private__
+        assert repr(copy) == repr(twin)
+
+
+@pytest.mark.parametrize(
+    "edits",
+    [
+        {},
+        {"training__checkpointing": "none", "training__micro_batch": 16},
+        {"training__auto_gpu_count": False, "training__num_gpus": 3, "training__sharding": "zero3"},
+        {"training__method": "qlora", "hardware__usable_memory_fraction": 0.5},
+        {"objective__objective": "grpo", "objective__rollout_placement": "colocated"},
+    ],
+)
+def test_the_fit_alone_is_the_memory_steps_fit(edits):
+    """``memory_fit`` (what "Which GPU" weighs both checkpointing settings by) says what the
+    memory step's breakdown says, to the bit."""
+    from ftcost_gui.core.memory_step import memory_fit, memory_model
+
+    inputs = make(**edits)
+    counts = effective_counts(inputs.model)
+    mi = MemoryInputs.of(inputs)
+    adapters = lora_adapters(inputs.model, counts, inputs.training)
+    if inputs.training.method == "full_amp_adamw":
+        adapters = NO_ADAPTERS
+    for gpu_memory_gib in (8.0, 24.0, 80.0, 141.0):
+        m = replace(mi, gpu_memory_gib=gpu_memory_gib)
+        step = memory_per_gpu(m, counts, adapters, [])
+        b = step.breakdown
+        fit = memory_fit(m, memory_model(m, counts, adapters))
+        assert fit == (b.gpus_needed, step.num_gpus, b.fits, b.headroom_bytes, b.usable_bytes)
