@@ -16,17 +16,23 @@ from ftcost_gui.io.resources import builtin_catalog, builtin_presets
 estimate_mod = importlib.import_module("ftcost_gui.core.estimate")
 
 
+def _counted(monkeypatch, owner: object, name: str, key: str = "n") -> dict[str, int]:
+    """``owner.name`` replaced by a wrapper counting its calls in the dict returned."""
+    calls = {key: 0}
+    real = getattr(owner, name)
+
+    def counting(*args, **kwargs):
+        calls[key] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counting)
+    return calls
+
+
 @pytest.fixture
 def steps(monkeypatch):
     """Memory steps computed (not remembered); the memo starts empty."""
-    calls = {"memory": 0}
-    real = remembered.memory_per_gpu
-
-    def counting(*args):
-        calls["memory"] += 1
-        return real(*args)
-
-    monkeypatch.setattr(remembered, "memory_per_gpu", counting)
+    calls = _counted(monkeypatch, remembered, "memory_per_gpu", "memory")
     monkeypatch.setattr(remembered, "MEMORY_MEMO", [])
     remembered.PLAN_MEMO.clear()  # a remembered plan asks for no memory step
     return calls
@@ -216,14 +222,7 @@ def test_a_remembered_plan_is_the_plan_of_the_edited_inputs(monkeypatch, inputs)
     """An MFU, price, measurement, spot or project edit takes the remembered plan (no layout
     computed): it must equal the plan and the estimate computed afresh for the edited inputs,
     warnings included. A field a plan reads, left out of remembered.plan_key, fails here."""
-    made = {"n": 0}
-    real = estimate_mod._plan
-
-    def counting(*args):
-        made["n"] += 1
-        return real(*args)
-
-    monkeypatch.setattr(estimate_mod, "_plan", counting)
+    made = _counted(monkeypatch, estimate_mod, "_plan")
     remembered.clear()
     estimate_mod.plan(inputs)
     for section, fields in _PLAN_FREE_EDITS:
