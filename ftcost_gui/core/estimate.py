@@ -10,7 +10,9 @@ depend on the MFU; ``estimate`` finishes it at the inputs' MFU, ``sweep`` at man
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
+
+from pydantic import BaseModel
 
 from . import alignment, rollout
 from .checks import measured_mfu, simple_rules, step_check
@@ -67,11 +69,25 @@ def _new_job(inputs: EstimateInputs) -> Job:
     shape = alignment.rl_shape(inputs) if alignment.is_rl(inputs.objective) else None
     checkpoint = resumable_checkpoint(tr.method, counts, adapters)
     params = param_summary(counts, adapters, full)
-    sections = (m, inputs.data, tr, inputs.objective)
+    k = _known_section
+    sections = (k(0, m), k(1, inputs.data), k(2, tr), k(3, inputs.objective))
     return Job(
         sections, counts, adapters, tokens, tuple(told), shape, checkpoint, params, {},
         longest_row(inputs),
     )  # fmt: skip
+
+
+_S = TypeVar("_S", bound=BaseModel)
+
+
+def _known_section(i: int, section: _S) -> _S:
+    """An equal section of a remembered job, else ``section``: a new job after an edit of one
+    section holds the others' objects, so the memory memos compare them by identity."""
+    for _, job in _JOB_MEMO:
+        known = job.sections[i]
+        if known is section or known == section:
+            return known
+    return section
 
 
 def _flops(inputs: EstimateInputs, job: Job, ckpt: bool) -> JobFlops:
@@ -197,9 +213,9 @@ def plan(inputs: EstimateInputs, alternative: bool = True) -> Plan:
     job = _job(inputs)
     if not alternative:
         return _plan(inputs, job, alternative)
-    key = plan_key(inputs, job, alternative)
-    for known, p in PLAN_MEMO:
-        if known == key:
+    key = plan_key(inputs)
+    for known, p in PLAN_MEMO:  # the job by identity: the plan holds it
+        if p.job is job and known == key:  # type: ignore[attr-defined]
             return _at_mfu(p, inputs)  # type: ignore[arg-type]
     p = _plan(inputs, job, alternative)
     PLAN_MEMO.insert(0, (key, p))

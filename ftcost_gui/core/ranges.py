@@ -106,9 +106,9 @@ _MEMORY_BAND_MEMO: list[tuple[tuple[object, ...], tuple[Band, float, bool]]] = [
 def _memory_band(p: Plan) -> tuple[Band, float, bool]:
     """(device total per GPU low/expected/high, the allocator efficiency at the high end,
     whether the high end fits the GPU)."""
-    key = (p.layout.step, p.layout.checkpointing, p.memory_inputs, p.job)
-    for known, band in _MEMORY_BAND_MEMO:
-        if known == key:
+    step, ckpt, mi, job = key = (p.layout.step, p.layout.checkpointing, p.memory_inputs, p.job)
+    for (s, c, m, j), band in _MEMORY_BAND_MEMO:  # by identity (the key keeps them)
+        if s is step and c is ckpt and m is mi and j is job:
             return band
     inputs, mem = p.inputs, p.memory
     usable = inputs.hardware.usable_memory_fraction

@@ -98,7 +98,13 @@ def memory_step(
 
 def fit(mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, checkpointing: bool) -> Fit:
     """``memory_step(mi, counts, adapters, [], checkpointing)``'s fit, without computing its
-    breakdown (``memory_step.memory_fit``; the memory model is shared, as the step's)."""
+    breakdown (``memory_step.memory_fit``; the memory model is shared, as the step's): the
+    remembered step's when there is one (an edit that leaves memory alone)."""
+    key = (mi, checkpointing, None, None, counts, adapters)
+    for known, step, _ in MEMORY_MEMO:
+        if known == key:
+            b = step.breakdown
+            return Fit(b.gpus_needed, step.num_gpus, b.fits, b.headroom_bytes, b.usable_bytes)
     mi = replace(mi, training=_resolved(mi.training, checkpointing, None))
     return memory_fit(mi, model_of(mi, counts, adapters))
 
@@ -160,7 +166,7 @@ PRICE_FIELDS = (
 )  # fmt: skip
 
 
-def plan_key(inputs: EstimateInputs, job: object, alternative: bool) -> tuple[object, ...]:
+def plan_key(inputs: EstimateInputs) -> tuple[object, ...]:
     """What ``estimate.plan`` reads of ``inputs`` beyond its job (compared by value)."""
     gpu = dict(inputs.hardware.gpu.__dict__)
     for name in PRICE_FIELDS:
@@ -171,4 +177,4 @@ def plan_key(inputs: EstimateInputs, job: object, alternative: bool) -> tuple[ob
     eff = dict(inputs.efficiency.__dict__)
     for name in FINISH_ONLY_EFFICIENCY:
         del eff[name]
-    return (job, alternative, inputs.overheads, eff, hw)
+    return (eff, hw, inputs.overheads)
