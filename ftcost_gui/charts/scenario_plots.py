@@ -11,7 +11,7 @@ from contextlib import contextmanager
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QBrush
+from PySide6.QtGui import QBrush, QFontMetricsF
 from PySide6.QtWidgets import QWidget
 
 from ..core.results import MEMORY_PART_LABELS
@@ -122,7 +122,11 @@ class ScenarioMemoryPlot(MemoryPlot):
         pi.addItem(self.total_marks)
         self.names: tuple[str, ...] = ()
         self.tick_texts: list[str] = []
+        # Per bar: ("N GPUs", "N", (selected mark, does-not-fit mark)); fitted to the spacing.
+        self.count_texts: list[tuple[str, str, tuple[str, str]]] = []
+        self._selected = -1
         self.usable_gib: list[float] = []
+        self.view_box.sigResized.connect(self._fit_count_labels)
         self.restyle(self.theme)
 
     def restyle(self, theme: Theme) -> None:
@@ -187,19 +191,16 @@ class ScenarioMemoryPlot(MemoryPlot):
             t.setFont(self.count_labels[0].textItem.font())
             self.plot_item.addItem(t)
             self.count_labels.append(t)
+        self.count_texts = []
         for i, label in enumerate(self.count_labels):
             if i < n:
                 used = bars.num_gpus[i]
-                text = f"{used} GPU{'s' if used != 1 else ''}"
-                if not bars.fits[i]:
-                    text += " ✗"
-                if i == active:
-                    text = f"▶ {text}"
-                label.setText(text)
+                mark = ("▶ " if i == active else "", "" if bars.fits[i] else " ✗")
+                self.count_texts.append((f"{used} GPU{'s' if used != 1 else ''}", str(used), mark))
                 label.setPos(x[i], count_label_y(totals[i], bars.ranges_gib[i], capacity[i]))
-                label.setVisible(True)
             else:
                 label.setVisible(False)
+        self._selected = active
         self._update_ticks()
         highs = [band[1] for band in bars.ranges_gib if band is not None]
         top = max(float(totals.max()) if n else 1.0, max(capacity, default=1.0), *highs) * 1.15
@@ -208,16 +209,40 @@ class ScenarioMemoryPlot(MemoryPlot):
         self.plot_item.setRange(
             xRange=(-0.6, n + (0.9 if same else 1.5)), yRange=(0, top), padding=0
         )
+        self._fit_count_labels()
 
     def _update_ticks(self) -> None:
         """Bar labels as long as the bar spacing allows (again on resize)."""
         n = len(self.names)
         if not n:
             return
-        px_per_bar = max(40.0, self.plot_widget.width() * 0.8 / (n + 1.5))
-        self.tick_texts = tick_labels(self.names, max(6, int(px_per_bar / 6.5)))
+        spacing = self.plot_widget.width() * 0.8 / (n + 1.5)
+        self.tick_texts = tick_labels(self.names, max(6, int(max(40.0, spacing) / 6.5)))
         ticks = [(float(i), t) for i, t in enumerate(self.tick_texts)]
         self.plot_item.getAxis("bottom").setTicks([ticks])
+
+    def _fit_count_labels(self, *_args: object) -> None:
+        """The GPU counts above the bars, as the bar spacing allows (again on resize): "▶ N GPUs"
+        while it holds that, else the count alone (the selected bar keeps its outline); where
+        not even that fits, the selected scenario's only (Compare lists every count). Labels
+        never run into each other (12 scenarios at 1024 × 700 did)."""
+        texts = self.count_texts
+        span = self.view_box.viewRect().width()
+        if not texts or span <= 0:
+            return
+        spacing_px = self.view_box.width() / span  # the bars stand one x unit apart
+        metrics = QFontMetricsF(self.count_labels[0].textItem.font())
+
+        def fits(words: str) -> bool:
+            return metrics.horizontalAdvance(words) + 4 <= spacing_px
+
+        long_ok = all(fits(before + words + after) for words, _, (before, after) in texts)
+        short_ok = long_ok or all(fits(n + after) for _, n, (_before, after) in texts)
+        for i, (words, count, (before, after)) in enumerate(texts):
+            label = self.count_labels[i]
+            # The count alone: the selected bar is marked by its outline, not a "▶ " too.
+            label.setText(before + words + after if long_ok else count + after)
+            label.setVisible(short_ok or i == self._selected)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
