@@ -80,10 +80,10 @@ def memory_step(
     ``num_gpus`` GPUs when given, with rows of ``seq_len`` tokens when given; its warnings are
     appended to ``warnings``. ``fitted``: its ``fit`` (checkpointing given), when computed."""
     key = (mi, checkpointing, num_gpus, seq_len, counts, adapters)
-    for known, step, remembered in MEMORY_MEMO:
-        if known == key:
-            warnings += remembered
-            return step
+    known = _remembered(key)
+    if known is not None:
+        warnings += known[1]
+        return known[0]
     if checkpointing is not None:
         mi = replace(mi, training=_resolved(mi.training, checkpointing, num_gpus))
     if seq_len is not None:
@@ -96,15 +96,24 @@ def memory_step(
     return step
 
 
+def _remembered(key: tuple[object, ...]) -> tuple[MemoryStep, list[str]] | None:
+    """The remembered step (and its warnings) of a ``memory_step`` key. The GPU's memory is
+    compared first: "Which GPU" asks for thousands of GPUs that differ only there."""
+    gib = key[0].gpu_memory_gib  # type: ignore[attr-defined]
+    for known, step, told in MEMORY_MEMO:
+        if known[0].gpu_memory_gib == gib and known == key:  # type: ignore[attr-defined]
+            return step, told
+    return None
+
+
 def fit(mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, checkpointing: bool) -> Fit:
     """``memory_step(mi, counts, adapters, [], checkpointing)``'s fit, without computing its
     breakdown (``memory_step.memory_fit``; the memory model is shared, as the step's): the
     remembered step's when there is one (an edit that leaves memory alone)."""
-    key = (mi, checkpointing, None, None, counts, adapters)
-    for known, step, _ in MEMORY_MEMO:
-        if known == key:
-            b = step.breakdown
-            return Fit(b.gpus_needed, step.num_gpus, b.fits, b.headroom_bytes, b.usable_bytes)
+    known = _remembered((mi, checkpointing, None, None, counts, adapters))
+    if known is not None:
+        b, n = known[0]
+        return Fit(b.gpus_needed, n, b.fits, b.headroom_bytes, b.usable_bytes)
     mi = replace(mi, training=_resolved(mi.training, checkpointing, None))
     return memory_fit(mi, model_of(mi, counts, adapters))
 
