@@ -124,6 +124,7 @@ class ScenarioMemoryPlot(MemoryPlot):
         self.tick_texts: list[str] = []
         # Per bar: ("N GPUs", "N", (selected mark, does-not-fit mark)); fitted to the spacing.
         self.count_texts: list[tuple[str, str, tuple[str, str]]] = []
+        self._count_at: list[tuple[float, float]] = []  # per bar: where its count stands
         self._selected = -1
         self.usable_gib: list[float] = []
         self.view_box.sigResized.connect(self._fit_count_labels)
@@ -186,20 +187,13 @@ class ScenarioMemoryPlot(MemoryPlot):
         self.draw_ranges(bars, x, totals)
         self._show_legend(self.parts_drawn(), marks)
         self.gpus_needed = dict(zip(names, bars.gpus_needed, strict=True))
-        while len(self.count_labels) < n:
-            t = pg.TextItem("", color=self.theme.foreground, anchor=(0.5, 1.0))
-            t.setFont(self.count_labels[0].textItem.font())
-            self.plot_item.addItem(t)
-            self.count_labels.append(t)
         self.count_texts = []
-        for i, label in enumerate(self.count_labels):
-            if i < n:
-                used = bars.num_gpus[i]
-                mark = ("▶ " if i == active else "", "" if bars.fits[i] else " ✗")
-                self.count_texts.append((f"{used} GPU{'s' if used != 1 else ''}", str(used), mark))
-                label.setPos(x[i], count_label_y(totals[i], bars.ranges_gib[i], capacity[i]))
-            else:
-                label.setVisible(False)
+        self._count_at = []
+        for i in range(n):
+            used = bars.num_gpus[i]
+            mark = ("▶ " if i == active else "", "" if bars.fits[i] else " ✗")
+            self.count_texts.append((f"{used} GPU{'s' if used != 1 else ''}", str(used), mark))
+            self._count_at.append((x[i], count_label_y(totals[i], bars.ranges_gib[i], capacity[i])))
         self._selected = active
         self._update_ticks()
         highs = [band[1] for band in bars.ranges_gib if band is not None]
@@ -228,7 +222,11 @@ class ScenarioMemoryPlot(MemoryPlot):
         never run into each other (12 scenarios at 1024 × 700 did)."""
         texts = self.count_texts
         span = self.view_box.viewRect().width()
-        if not texts or span <= 0:
+        if span <= 0:
+            return
+        if not texts:
+            for label in self.count_labels:
+                label.setVisible(False)
             return
         spacing_px = self.view_box.width() / span  # the bars stand one x unit apart
         metrics = QFontMetricsF(self.count_labels[0].textItem.font())
@@ -238,11 +236,25 @@ class ScenarioMemoryPlot(MemoryPlot):
 
         long_ok = all(fits(before + words + after) for words, _, (before, after) in texts)
         short_ok = long_ok or all(fits(n + after) for _, n, (_before, after) in texts)
-        for i, (words, count, (before, after)) in enumerate(texts):
-            label = self.count_labels[i]
+        if short_ok:
+            shown = list(range(len(texts)))
+        else:
+            shown = [self._selected] if 0 <= self._selected < len(texts) else []
+        # Labels are made for the counts shown only (200 scenarios: one, not 200 text items).
+        while len(self.count_labels) < len(shown):
+            t = pg.TextItem("", color=self.theme.foreground, anchor=(0.5, 1.0))
+            t.setFont(self.count_labels[0].textItem.font())
+            self.plot_item.addItem(t)
+            self.count_labels.append(t)
+        for j, label in enumerate(self.count_labels):
+            if j >= len(shown):
+                label.setVisible(False)
+                continue
+            words, count, (before, after) = texts[shown[j]]
             # The count alone: the selected bar is marked by its outline, not a "▶ " too.
             label.setText(before + words + after if long_ok else count + after)
-            label.setVisible(short_ok or i == self._selected)
+            label.setPos(*self._count_at[shown[j]])
+            label.setVisible(True)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
