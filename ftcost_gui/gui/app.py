@@ -112,9 +112,16 @@ def _uses_no_pyside_feature(module: object) -> bool:
 GC_SETTLE_MS = 200
 
 
+#: A window never painted (started minimized) builds no plots: the collector comes back anyway.
+GC_FALLBACK_MS = 60_000
+
+
 def _collect_once_settled() -> None:
     """The collections start-up skipped, as one; what survives it lives as long as the window
-    (modules, models, widgets), so later collections leave it out (``gc.freeze``)."""
+    (modules, models, widgets), so later collections leave it out (``gc.freeze``). Once: the
+    plots' timer or the fallback, whichever comes first."""
+    if gc.isenabled():
+        return
     gc.collect()
     gc.freeze()
     gc.enable()
@@ -149,6 +156,7 @@ def start(argv: Sequence[str] | None = None) -> tuple[QApplication, MainWindow]:
         lambda: QTimer.singleShot(GC_SETTLE_MS, _collect_once_settled),
         type=Qt.ConnectionType.SingleShotConnection,
     )
+    QTimer.singleShot(GC_FALLBACK_MS, _collect_once_settled)
     if sys.platform == "darwin":  # only macOS opens files by event (elsewhere: argv); the
         open_files_from_the_desktop(app, window)  # filter sees every event of the application
     files = [a for a in argv[1:] if not a.startswith("-")]

@@ -81,3 +81,23 @@ def test_start_loads_the_core_before_qt_and_no_plot_library_before_the_first_pai
     ours = ("ftcost_gui", "pyqtgraph", "numpy")
     assert [f for f in got["sources_read"] if any(k in f for k in ours)] == []
     assert len(got["sources_read"]) <= 3  # shiboken6, enum, PySide6 (main: ~410)
+
+
+def test_the_skipped_collections_come_back_once(monkeypatch):
+    """start() turns the collector off until the plots are built; the one collection (after the
+    plots, or the fallback for a window never painted) turns it on once, whichever comes first."""
+    import gc
+
+    from ftcost_gui.gui import app
+
+    runs = []
+    monkeypatch.setattr(gc, "freeze", lambda: runs.append("freeze"))  # this process stays as is
+    gc.disable()
+    try:
+        app._collect_once_settled()
+        assert gc.isenabled() and runs == ["freeze"]
+        app._collect_once_settled()  # the second timer: nothing more
+        assert runs == ["freeze"]
+    finally:
+        gc.enable()
+    assert app.GC_SETTLE_MS < app.GC_FALLBACK_MS
