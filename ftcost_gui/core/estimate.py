@@ -24,7 +24,16 @@ from .memory_step import Fit, MemoryInputs, MemoryStep
 from .params import lora_work, param_summary
 from .plan import Job, JobFlops, Layout, Plan
 from .ranges import longest_row, range_summary
-from .remembered import PLAN_MEMO, adapters_of, counts_of, fit, memory_step, plan_key, recall
+from .remembered import (
+    PLAN_MEMO,
+    adapters_of,
+    counts_of,
+    fit,
+    memory_step,
+    new_memo,
+    plan_key,
+    recall,
+)  # fmt: skip
 from .results import (
     EstimateResult,
     LayoutSummary,
@@ -49,7 +58,7 @@ from .time_cost import (
 from .tokens import count_flops
 from .units import fmt_gib
 
-_JOB_MEMO: list[tuple[tuple[object, ...], Job]] = []
+_JOB_MEMO: list[tuple[tuple[object, ...], Job]] = new_memo()
 
 
 def _job(inputs: EstimateInputs) -> Job:

@@ -29,7 +29,7 @@ from . import alignment
 from .inputs import EstimateInputs
 from .lengths import distribution
 from .plan import Plan
-from .remembered import memory_step
+from .remembered import memory_step, new_memo
 from .results import Band, RangeSummary, build
 from .sweep import run_columns
 from .time_cost import Prices, RunTime, TimePlan, run_time
@@ -100,7 +100,7 @@ def _at_price(rt: RunTime, od: float, price: float) -> RunTime:
 
 # The memory band of the last few layouts: it reads no MFU and no price (an edit of those
 # computes it from the same memory step again).
-_MEMORY_BAND_MEMO: list[tuple[tuple[object, ...], tuple[Band, float, bool]]] = []
+_MEMORY_BAND_MEMO: list[tuple[tuple[object, ...], tuple[Band, float, bool]]] = new_memo()
 
 
 def _memory_band(p: Plan) -> tuple[Band, float, bool]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .architecture import ModelSpec, ParamCounts, effective_counts
 from .inputs import EstimateInputs, TrainingSpec
@@ -35,13 +35,23 @@ SIZE = 8
 _K = TypeVar("_K")
 _V = TypeVar("_V")
 _Memo = list[tuple[tuple[object, ...], MemoryStep, list[str]]]
-MEMORY_MEMO: _Memo = []
-COUNTS_MEMO: list[tuple[ModelSpec, ParamCounts]] = []
-ADAPTERS_MEMO: list[tuple[tuple[object, ...], Adapters]] = []
-MODELS_MEMO: list[tuple[tuple[object, ...], MemoryModel]] = []
+_EVERY_MEMO: list[list[object]] = []  # what ``clear`` forgets
+
+
+def new_memo() -> list[Any]:
+    """An empty memo that ``clear`` forgets too (every memo of the core is made here)."""
+    memo: list[Any] = []
+    _EVERY_MEMO.append(memo)
+    return memo
+
+
+MEMORY_MEMO: _Memo = new_memo()
+COUNTS_MEMO: list[tuple[ModelSpec, ParamCounts]] = new_memo()
+ADAPTERS_MEMO: list[tuple[tuple[object, ...], Adapters]] = new_memo()
+MODELS_MEMO: list[tuple[tuple[object, ...], MemoryModel]] = new_memo()
 # estimate.plan's last few plans, keyed by ``plan_key``.
-PLAN_MEMO: list[tuple[tuple[object, ...], object]] = []
-RESOLVED_MEMO: list[tuple[TrainingSpec, bool, int | None, TrainingSpec]] = []
+PLAN_MEMO: list[tuple[tuple[object, ...], object]] = new_memo()
+RESOLVED_MEMO: list[tuple[TrainingSpec, bool, int | None, TrainingSpec]] = new_memo()
 # The MemoryInputs fields ``model_of`` keys on: all (tests/core/test_estimate_memo.py).
 MODEL_KEY_FIELDS = frozenset(
     {"model", "training", "seq_len", "gpu_memory_gib", "usable_memory_fraction",
@@ -62,13 +72,10 @@ def recall(memo: list[tuple[_K, _V]], key: _K, make: Callable[[], _V], size: int
 
 
 def clear() -> None:
-    """Forget everything (benchmarks: what a new model or GPU costs)."""
-    MEMORY_MEMO.clear()
-    PLAN_MEMO.clear()
-    COUNTS_MEMO.clear()
-    ADAPTERS_MEMO.clear()
-    MODELS_MEMO.clear()
-    RESOLVED_MEMO.clear()
+    """Forget everything (benchmarks: what a new model or GPU costs): every memo made by
+    ``new_memo``, the jobs (core/estimate.py) and memory bands (core/ranges.py) included."""
+    for memo in _EVERY_MEMO:
+        memo.clear()
 
 
 def memory_step(
