@@ -13,6 +13,10 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from . import qt_mirror
+
+qt_mirror.install()  # pyqtgraph's copies of the Qt modules filled on use (charts/qt_mirror.py)
+
 if TYPE_CHECKING:
     from .cost_plot import CostPlot
     from .export import export_png, export_svg, render_png
