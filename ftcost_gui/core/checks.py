@@ -13,7 +13,7 @@ from .architecture import ModelSpec, ParamCounts
 from .flops import attention_share_simple, simple_coefficient
 from .inputs import EstimateInputs
 from .memory import RECIPES
-from .results import FlopBreakdown, SimpleRules, StepCheck, TokenSummary, build
+from .results import FlopBreakdown, SimpleRules, StepCheck, TokenSummary, build, made
 from .units import SECONDS_PER_HOUR
 
 
@@ -72,17 +72,16 @@ def measured_mfu(
     return mfu
 
 
-def simple_rules(
+def simple_rules_fixed(
     inputs: EstimateInputs,
     counts: ParamCounts,
     tokens: TokenSummary,
-    peak_flops_per_s: float,
     usable_bytes: float,
-    mfu: float,
     ckpt: bool,
-) -> SimpleRules:
+) -> dict[str, object]:
     """The articles' napkin figures: coef·N·D, (coef·N + attn·L·s·h)·D, bytes/param × N, at the
-    estimate's MFU and checkpointing."""
+    estimate's checkpointing; their GPU-hours (None here) come at the MFU (``simple_rules``).
+    Made once per plan (finishing.py)."""
     m: ModelSpec = inputs.model
     tr = inputs.training
     recipe = RECIPES[tr.method]
@@ -92,20 +91,29 @@ def simple_rules(
     flops = coef * n_active * d
     attn_coef = 8.0 if ckpt else 6.0
     flops_attn = (coef * n_active + attn_coef * m.num_layers * s * m.hidden_size) * d
-    rate = peak_flops_per_s * mfu
     state = counts.total * recipe.bytes_per_param
-    return build(
-        SimpleRules,
-        flop_coefficient=coef,
-        flops=flops,
-        gpu_hours=flops / rate / SECONDS_PER_HOUR,
-        attention_coefficient=attn_coef,
-        flops_with_attention=flops_attn,
-        gpu_hours_with_attention=flops_attn / rate / SECONDS_PER_HOUR,
-        bytes_per_param=recipe.bytes_per_param,
-        state_bytes=state,
-        activations_bytes=2.0 * m.num_layers * tr.micro_batch * s * m.hidden_size,
-        usable_bytes=usable_bytes,
-        gpus_needed=max(1, math.ceil(state / usable_bytes)),
-        attention_share=attention_share_simple(m.num_layers, s, m.hidden_size, n_active),
+    return {
+        "flop_coefficient": coef,
+        "flops": flops,
+        "gpu_hours": None,
+        "attention_coefficient": attn_coef,
+        "flops_with_attention": flops_attn,
+        "gpu_hours_with_attention": None,
+        "bytes_per_param": recipe.bytes_per_param,
+        "state_bytes": state,
+        "activations_bytes": 2.0 * m.num_layers * tr.micro_batch * s * m.hidden_size,
+        "usable_bytes": usable_bytes,
+        "gpus_needed": max(1, math.ceil(state / usable_bytes)),
+        "attention_share": attention_share_simple(m.num_layers, s, m.hidden_size, n_active),
+    }
+
+
+def simple_rules(fixed: dict[str, object], peak_flops_per_s: float, mfu: float) -> SimpleRules:
+    """The napkin figures (``simple_rules_fixed``: ``fixed``) with their GPU-hours at ``mfu``."""
+    rate = peak_flops_per_s * mfu
+    values = fixed.copy()
+    values["gpu_hours"] = fixed["flops"] / rate / SECONDS_PER_HOUR  # type: ignore[operator]
+    values["gpu_hours_with_attention"] = (
+        fixed["flops_with_attention"] / rate / SECONDS_PER_HOUR  # type: ignore[operator]
     )
+    return made(SimpleRules, values)

@@ -15,15 +15,16 @@ from typing import NamedTuple, TypeVar
 from pydantic import BaseModel
 
 from . import alignment, rollout
-from .checks import measured_mfu, simple_rules, step_check
+from .checks import measured_mfu, step_check
 from .comm import comm_plan, default_overlap, link_for
+from .finishing import finish, near_limit_warning
 from .inputs import EstimateInputs
 from .layout import Option, Rented, choose_checkpointing, memory_status, rented, rollout_rented
 from .memory import ADAPTER_WEIGHT_BYTES, RECIPES, base_weight_bytes
 from .memory_step import Fit, MemoryInputs, MemoryStep
 from .params import lora_work, param_summary
-from .plan import Job, JobFlops, Layout, Plan
-from .ranges import longest_row, range_summary
+from .plan import Job, JobFlops, Layout, Plan, PlanMemo
+from .ranges import longest_row
 from .remembered import (
     PLAN_MEMO,
     adapters_of,
@@ -32,14 +33,10 @@ from .remembered import (
     memory_step,
     new_memo,
     plan_key,
-    recall,
+    same,
+    same_plan_key,
 )  # fmt: skip
-from .results import (
-    EstimateResult,
-    LayoutSummary,
-    build,
-)
-from .rl_summary import alignment_summary
+from .results import EstimateResult
 from .rollout import Engines
 from .sweep import SweepPoint, sweep
 from .throughput import choose_mfu, default_mfu
@@ -48,15 +45,12 @@ from .time_cost import (
     TimePlan,
     billed_run_usd,
     plan_time,
-    price_run,
     resumable_checkpoint,
     run_time,
     spot_factor,
-    time_breakdown,
     trainable_grad_bytes,
 )
 from .tokens import count_flops
-from .units import fmt_gib
 
 _JOB_MEMO: list[tuple[tuple[object, ...], Job]] = new_memo()
 
@@ -64,8 +58,14 @@ _JOB_MEMO: list[tuple[tuple[object, ...], Job]] = new_memo()
 def _job(inputs: EstimateInputs) -> Job:
     """The job's GPU-free part, remembered for the last few model, data, training and objective
     sections (nothing of it reads the hardware, efficiency, overheads, spot or project)."""
-    key = (inputs.model, inputs.data, inputs.training, inputs.objective)
-    return recall(_JOB_MEMO, key, lambda: _new_job(inputs), size=4)
+    m, d, tr, ob = key = (inputs.model, inputs.data, inputs.training, inputs.objective)
+    for (km, kd, ktr, kob), job in _JOB_MEMO:
+        if same(km, m) and same(kd, d) and same(ktr, tr) and same(kob, ob):
+            return job
+    job = _new_job(inputs)
+    _JOB_MEMO.insert(0, (key, job))
+    del _JOB_MEMO[4:]
+    return job
 
 
 def _new_job(inputs: EstimateInputs) -> Job:
@@ -94,8 +94,8 @@ def _known_section(i: int, section: _S) -> _S:
     section holds the others' objects, so the memory memos compare them by identity."""
     for _, job in _JOB_MEMO:
         known = job.sections[i]
-        if known is section or known == section:
-            return known
+        if same(known, section):
+            return known  # type: ignore[return-value]  # same() compares their types
     return section
 
 
@@ -224,7 +224,7 @@ def plan(inputs: EstimateInputs, alternative: bool = True) -> Plan:
         return _plan(inputs, job, alternative)
     key = plan_key(inputs)
     for known, p in PLAN_MEMO:  # the job by identity: the plan holds it
-        if p.job is job and known == key:  # type: ignore[attr-defined]
+        if p.job is job and same_plan_key(known, key):  # type: ignore[attr-defined]
             return _at_mfu(p, inputs)  # type: ignore[arg-type]
     p = _plan(inputs, job, alternative)
     PLAN_MEMO.insert(0, (key, p))
@@ -305,91 +305,14 @@ def _plan(inputs: EstimateInputs, job: Job, alternative: bool) -> Plan:
     return Plan(
         inputs, counts, job.params, job.tokens, chosen.flops, chosen.step.breakdown,
         job.checkpoint, chosen.time, nodes, tuple(warnings), chosen.policy_flops,
-        chosen.extra_flops, job.shape, chosen.engines, chosen, other_layout, job, mi,
+        chosen.extra_flops, job.shape, chosen.engines, chosen, other_layout, job, mi, PlanMemo(),
     )  # fmt: skip
 
 
-def _layout_summary(p: Plan, alt_rt: RunTime | None) -> LayoutSummary:
-    inputs, lay, alt = p.inputs, p.layout, p.alternative
-    hw, mem = inputs.hardware, p.memory
-    status = memory_status(mem.fits, mem.headroom_bytes, mem.usable_bytes, hw.near_limit_fraction)
-    return build(
-        LayoutSummary,
-        gpus_needed=lay.gpus_needed,
-        num_gpus=p.time.num_gpus,
-        rented_gpus=lay.rent.gpus,
-        nodes=lay.rent.nodes,
-        node_size=lay.rent.node_size,
-        rent_unit_gpus=hw.gpu.rent_unit_gpus,
-        rounded_up=lay.rent.rounded,
-        rollout_rented_gpus=p.time.extra_gpus,
-        checkpointing_mode=inputs.training.checkpointing,
-        checkpointing=lay.checkpointing,
-        checkpointing_reason=lay.reason,
-        alt_checkpointing=None if alt is None else alt.checkpointing,
-        alt_gpus_needed=None if alt is None else alt.gpus_needed,
-        alt_rented_gpus=None if alt is None else alt.rent.gpus,
-        alt_fits=None if alt is None else alt.step.breakdown.fits,
-        alt_near_limit=None if alt is None else alt.near_limit,
-        alt_on_demand_usd=None if alt_rt is None else alt_rt.on_demand_usd,
-        alt_held_wall_s=None if alt_rt is None else alt_rt.held_wall_s,
-        memory_status=status,
-        near_limit_fraction=hw.near_limit_fraction,
-        headroom_fraction=mem.headroom_bytes / mem.usable_bytes,
-        price_origin=hw.price_origin,
-        price_as_of=hw.gpu.price_as_of,
-        price_source=hw.gpu.price_source,
-    )
-
-
-def finish(p: Plan) -> EstimateResult:
-    """The estimate at the MFU the plan chose and the inputs' prices."""
-    inputs = p.inputs
-    warnings = list(p.warnings)
-    od = inputs.hardware.gpu.on_demand_usd_per_hour
-    rt = run_time(p.time, p.time.mfu.mfu, od)
-    prices = price_run(inputs, p.time, rt, p.checkpoint, p.nodes, warnings)
-    alt_rt = None
-    if p.alternative is not None:
-        alt = p.alternative.time
-        alt_rt = run_time(alt, alt.mfu.mfu, od)
-    layout = _layout_summary(p, alt_rt)
-    _near_limit_warning(p, warnings)
-    peak, n = p.time.peak, p.time.num_gpus
-    mfu = p.time.mfu.mfu
-    # Article 001's usable memory: the reported total × 85% (the allocator-efficiency field).
-    article_usable = p.memory.capacity_bytes * inputs.hardware.usable_memory_fraction
-    return build(
-        EstimateResult,
-        params=p.params,
-        tokens=p.tokens,
-        flops=p.flops,
-        memory=p.memory,
-        layout=layout,
-        time=time_breakdown(inputs, p.time, rt, p.nodes, _trainer_flops_per_token(p)),
-        cost=prices.cost,
-        checkpoint=prices.checkpoint,
-        project=prices.project,
-        step_check=step_check(inputs, p.tokens, p.flops, n, peak, warnings),
-        measured_mfu=measured_mfu(inputs, p.flops, peak, warnings),
-        simple=simple_rules(
-            inputs, p.counts, p.tokens, peak, article_usable, mfu, p.layout.checkpointing
-        ),
-        alignment=alignment_summary(p, rt),
-        ranges=range_summary(p, rt, prices),
-        warnings=tuple(warnings),
-    )
-
-
 def _near_limit_warning(p: Plan, warnings: list[str]) -> None:
-    mem, margin = p.memory, p.inputs.hardware.near_limit_fraction
-    if memory_status(mem.fits, mem.headroom_bytes, mem.usable_bytes, margin) == "near_limit":
-        warnings.append(
-            f"Near the memory limit: {fmt_gib(mem.headroom_bytes)} free of "
-            f"{fmt_gib(mem.usable_bytes)} usable per GPU "
-            f"({mem.headroom_bytes / mem.usable_bytes:.1%}, under the {margin:.0%} margin): "
-            "allocator fragmentation or a longer batch can run out of memory."
-        )
+    told = near_limit_warning(p)
+    if told is not None:
+        warnings.append(told)
 
 
 class RowFigures(NamedTuple):
@@ -416,14 +339,6 @@ def finish_prices(p: Plan, od: float, spot: float | None) -> RowFigures:
     step_check(inputs, p.tokens, p.flops, p.time.num_gpus, p.time.peak, warnings)
     measured_mfu(inputs, p.flops, p.time.peak, warnings)
     return RowFigures(rt, spot_usd, tuple(warnings))
-
-
-def _trainer_flops_per_token(p: Plan) -> float:
-    """FLOPs the trainer spends per trained token: the update's, plus DPO/RL's extra forwards and
-    repeated updates (so tokens/s per GPU is trained tokens, not update-only tokens)."""
-    if p.inputs.objective.objective == "sft":
-        return p.flops.per_token
-    return p.flops.total_flops / p.tokens.tokens_processed
 
 
 def estimate(inputs: EstimateInputs) -> EstimateResult:

@@ -6,7 +6,7 @@ import the orchestration that makes it (``estimate``).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from . import rollout
 from .alignment import ExtraFlops, RlShape
@@ -18,6 +18,19 @@ from .objective import ObjectiveSpec
 from .params import Adapters
 from .results import FlopBreakdown, MemoryBreakdown, ParamSummary, TokenSummary
 from .time_cost import Checkpoint, TimePlan
+
+
+class PlanMemo(dict[str, Any]):
+    """What is computed once per plan and kept with it; not part of the plan's value (two plans
+    of equal figures are equal whatever their memos hold)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PlanMemo)
+
+    def __ne__(self, other: object) -> bool:
+        return not isinstance(other, PlanMemo)
+
+    __hash__ = None
 
 
 class JobFlops(NamedTuple):
@@ -70,6 +83,9 @@ class Plan(NamedTuple):
     alternative: Layout | None  # checkpointing "auto": the other setting, for comparison
     job: Job
     memory_inputs: MemoryInputs  # of the inputs, with the job's sections
+    # What the finish computes once per plan (core/finishing.py: the figures no MFU or price
+    # changes); the plans estimate._at_mfu makes of a remembered plan share it.
+    memo: PlanMemo
 
 
 class Layout(NamedTuple):

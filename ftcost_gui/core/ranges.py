@@ -26,11 +26,12 @@ import math
 from collections.abc import Sequence
 
 from . import alignment
+from .comm import CommPlan
 from .inputs import EstimateInputs
 from .lengths import distribution
 from .plan import Plan
 from .remembered import memory_step, new_memo
-from .results import Band, RangeSummary, build
+from .results import Band, RangeSummary, build, made
 from .sweep import run_columns
 from .time_cost import Prices, RunTime, TimePlan, run_time
 from .units import SECONDS_PER_HOUR
@@ -41,7 +42,7 @@ WORST_ALLOCATOR_EFFICIENCY = 0.73
 
 
 def _band(low: float, expected: float, high: float) -> Band:
-    return build(Band, low=low, expected=expected, high=high)
+    return made(Band, {"low": low, "expected": expected, "high": high})
 
 
 def longest_row(inputs: EstimateInputs) -> float:
@@ -75,12 +76,28 @@ def _price_band(p: Plan) -> tuple[float, float, float]:
     return min(od, od if lo is None else lo), od, max(od, od if hi is None else hi)
 
 
-def _exposed(p: Plan) -> TimePlan:
-    """The time plan with no communication hidden (the high end), when there is a band."""
-    comm = p.time.comm
-    if p.time.comm_flat is None and comm.seconds_per_step > 0 and comm.overlap > 0:
-        return p.time._replace(comm=comm._replace(overlap=0.0))
-    return p.time
+def exposed_comm(t: TimePlan) -> CommPlan | None:
+    """The plan's communication with none of it hidden (the high end); None: no band (a flat
+    overhead, no communication or none hidden)."""
+    comm = t.comm
+    if t.comm_flat is None and comm.seconds_per_step > 0 and comm.overlap > 0:
+        return comm._replace(overlap=0.0)
+    return None
+
+
+_COMM = TimePlan._fields.index("comm")
+
+
+def _exposed(p: Plan, comm: CommPlan | None = None) -> TimePlan:
+    """The time plan with no communication hidden (the high end), when there is a band
+    (``comm``: its ``exposed_comm``, when known)."""
+    t = p.time
+    if comm is None:
+        comm = exposed_comm(t)
+        if comm is None:
+            return t
+    # t._replace(comm=comm), sooner
+    return TimePlan._make((*t[:_COMM], comm, *t[_COMM + 1 :]))
 
 
 def cost_band(p: Plan, mfus: Sequence[float]) -> tuple[tuple[float, ...], tuple[float, ...]]:
@@ -132,8 +149,11 @@ def _memory_band(p: Plan) -> tuple[Band, float, bool]:
     return band
 
 
-def range_summary(p: Plan, rt: RunTime, prices: Prices) -> RangeSummary:
-    """Every band of the estimate finished from ``p`` at ``rt`` with these prices."""
+def range_summary(
+    p: Plan, rt: RunTime, prices: Prices, exposed: CommPlan | None = None
+) -> RangeSummary:
+    """Every band of the estimate finished from ``p`` at ``rt`` with these prices (``exposed``:
+    the plan's ``exposed_comm``, known)."""
     inputs, cost, project = p.inputs, prices.cost, prices.project
     eff, gpu = inputs.efficiency, inputs.hardware.gpu
     memory_bytes, worst, high_fits = _memory_band(p)
@@ -143,7 +163,7 @@ def range_summary(p: Plan, rt: RunTime, prices: Prices) -> RangeSummary:
     # measured above its derived peak: achievable > 1).
     mfu_hi = max(mfu, min(mfu * (1 + eff.mfu_band), 1.0))
     mfu_lo = mfu * (1 - eff.mfu_band)
-    exposed_plan = _exposed(p)
+    exposed_plan = _exposed(p, exposed)
     comm_band = exposed_plan is not p.time
     od_lo, od, od_hi = _price_band(p)
     # price_run's ends of the MFU band where they are these (the same run_time arguments but

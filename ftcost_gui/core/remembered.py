@@ -71,6 +71,13 @@ def recall(memo: list[tuple[_K, _V]], key: _K, make: Callable[[], _V], size: int
     return value
 
 
+def same(a: object, b: object) -> bool:
+    """``a == b`` for two input sections (frozen pydantic models without extras or private
+    attributes, fields only in ``__dict__``): the same type and field values, without
+    BaseModel.__eq__'s own checks (an edit compares the sections it left alone, each estimate)."""
+    return a is b or (a.__class__ is b.__class__ and a.__dict__ == b.__dict__)
+
+
 def clear() -> None:
     """Forget everything (benchmarks: what a new model or GPU costs): every memo made by
     ``new_memo``, the jobs (core/estimate.py) and memory bands (core/ranges.py) included."""
@@ -194,3 +201,8 @@ def plan_key(inputs: EstimateInputs) -> tuple[object, ...]:
     for name in FINISH_ONLY_EFFICIENCY:
         del eff[name]
     return (eff, hw, inputs.overheads)
+
+
+def same_plan_key(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
+    """``a == b`` for two ``plan_key``s (the overheads compared as ``same`` does)."""
+    return a[0] == b[0] and a[1] == b[1] and same(a[2], b[2])

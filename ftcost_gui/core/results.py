@@ -29,9 +29,24 @@ def build(cls: type[_M], **values: Any) -> _M:
     validates every result of a spread of estimates from its own dump), at a fifth of the cost:
     an estimate builds some twenty results (benchmarks/bench_core.py).
     """
+    return made(cls, values)
+
+
+# One set of field names per result model, shared by the models ``made`` makes: each is a
+# model_construct given every field (pydantic never changes a frozen model's set: model_copy
+# copies it first, as ``copied`` does).
+_FIELDS_SET: dict[type[BaseModel], set[str]] = {}
+
+
+def made(cls: type[_M], values: dict[str, Any]) -> _M:
+    """``build(cls, **values)`` of a dict of every field in field order, which the model keeps
+    as its own (results.build; the finish copies its templates of a plan's fixed figures)."""
     m = _new(cls)
     _SET_DICT(m, values)
-    _SET_FIELDS(m, set(values))
+    fields = _FIELDS_SET.get(cls)
+    if fields is None:
+        fields = _FIELDS_SET[cls] = set(cls.model_fields)
+    _SET_FIELDS(m, fields)
     _SET_EXTRA(m, None)
     _SET_PRIVATE(m, None)
     return m

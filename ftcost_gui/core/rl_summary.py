@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from . import rollout
 from .memory_step import memory_per_gpu
-from .results import AlignmentSummary, build
+from .results import AlignmentSummary, build, made
 from .time_cost import generation_compute_mfu
 
 if TYPE_CHECKING:
@@ -44,32 +44,55 @@ def _rate(tokens: float, wall_s: float, gpus: int) -> float:
     return tokens / wall_s / gpus if wall_s > 0 and gpus > 0 else 0.0
 
 
-def alignment_summary(p: Plan, rt: RunTime) -> AlignmentSummary:
-    inputs, tp_ = p.inputs, p.time
+def _eval_rates(p: Plan) -> tuple[float, float]:
+    """The evaluation's tokens/s per GPU and generation MFU at the estimate's MFU."""
+    tp_ = p.time
     # generation runs at the estimate's MFU without the training stack's fixed costs
     peak, mfu, gen_mfu = tp_.peak, generation_compute_mfu(tp_, tp_.mfu.mfu), tp_.gen_mfu
-    ev, rl = tp_.eval_gen, tp_.rl_gen
+    ev = tp_.eval_gen
     eval_s = rollout.wall_s(ev, peak, mfu, gen_mfu)
     eval_gpus = ev.engines * ev.tp
     eval_rate = _rate(ev.generated_tokens, eval_s, eval_gpus)
     eval_mfu = ev.gen_flops / (eval_s * peak * eval_gpus) if eval_s > 0 and eval_gpus else 0.0
+    return eval_rate, eval_mfu
+
+
+def alignment_fixed(p: Plan) -> dict[str, object]:
+    """What no MFU changes, once per plan. SFT and DPO (no rollouts): the summary's values but
+    the evaluation's rates (None here), in field order: the extra forwards, the rest zeros.
+    GRPO/PPO: the trainer GPUs each rollout placement needs (``gpus_…``)."""
     x, shape, eng = p.extra_flops, p.shape, p.engines
     steps = shape.steps if shape else 0.0
-    if shape is None or eng is None or steps <= 0:
-        # SFT and DPO: the extra forwards and the evaluation's rates; the rest zeros, in the
-        # model's field order (what model_construct would make)
-        return build(
-            AlignmentSummary, objective=inputs.objective.objective, policy_flops=p.policy_flops,
-            reference_flops=x.reference, old_logprob_flops=x.old_logprobs, reward_flops=x.reward,
-            value_flops=x.value, steps=0.0, trained_tokens_per_step=0.0,
-            generated_tokens_per_step=0.0, generated_tokens=0.0, placement="", engines=0, tp=0,
-            rollout_gpus=0, rollout_gpu_bytes=0.0, decode_batch=0.0, kv_bytes_per_token=0.0,
-            decode_step_s=0.0, generation_tokens_per_s_per_gpu=0.0, generation_mfu=0.0,
-            generation_s_per_step=0.0, prefill_s_per_step=0.0, sync_s_per_step=0.0,
-            training_s_per_step=0.0, step_s=0.0, sft_step_s=0.0, rl_to_sft_step=0.0,
-            eval_tokens_per_s_per_gpu=eval_rate, eval_generation_mfu=eval_mfu, gpus_colocated=0,
-            gpus_separate=0, gpus_policy=0,
-        )  # fmt: skip
+    if not (shape is None or eng is None or steps <= 0):
+        return {f"gpus_{k}": v for k, v in gpus_by_placement(p).items()}
+    return {
+        "objective": p.inputs.objective.objective, "policy_flops": p.policy_flops,
+        "reference_flops": x.reference, "old_logprob_flops": x.old_logprobs,
+        "reward_flops": x.reward, "value_flops": x.value, "steps": 0.0,
+        "trained_tokens_per_step": 0.0, "generated_tokens_per_step": 0.0,
+        "generated_tokens": 0.0, "placement": "", "engines": 0, "tp": 0, "rollout_gpus": 0,
+        "rollout_gpu_bytes": 0.0, "decode_batch": 0.0, "kv_bytes_per_token": 0.0,
+        "decode_step_s": 0.0, "generation_tokens_per_s_per_gpu": 0.0, "generation_mfu": 0.0,
+        "generation_s_per_step": 0.0, "prefill_s_per_step": 0.0, "sync_s_per_step": 0.0,
+        "training_s_per_step": 0.0, "step_s": 0.0, "sft_step_s": 0.0, "rl_to_sft_step": 0.0,
+        "eval_tokens_per_s_per_gpu": None, "eval_generation_mfu": None, "gpus_colocated": 0,
+        "gpus_separate": 0, "gpus_policy": 0,
+    }  # fmt: skip
+
+
+def alignment_summary(p: Plan, rt: RunTime, fixed: dict[str, object]) -> AlignmentSummary:
+    """What DPO/GRPO/PPO add at the estimate's MFU; ``fixed``: ``alignment_fixed(p)``."""
+    eval_rate, eval_mfu = _eval_rates(p)
+    if "objective" in fixed:  # SFT and DPO: the whole summary but the evaluation's rates
+        zeros = fixed.copy()
+        zeros["eval_tokens_per_s_per_gpu"] = eval_rate
+        zeros["eval_generation_mfu"] = eval_mfu
+        return made(AlignmentSummary, zeros)
+    inputs, tp_ = p.inputs, p.time
+    peak, mfu, gen_mfu = tp_.peak, generation_compute_mfu(tp_, tp_.mfu.mfu), tp_.gen_mfu
+    rl, x, shape, eng = tp_.rl_gen, p.extra_flops, p.shape, p.engines
+    assert shape is not None and eng is not None
+    steps = shape.steps
     n = tp_.num_gpus
     achieved = rt.achieved_flops_per_s
     values: dict[str, object] = {
@@ -120,5 +143,5 @@ def alignment_summary(p: Plan, rt: RunTime) -> AlignmentSummary:
         step_s=step,
         sft_step_s=sft,
         rl_to_sft_step=step / sft if sft > 0 else 0.0,
-        **{f"gpus_{k}": v for k, v in gpus_by_placement(p).items()},
+        **fixed,
     )

@@ -34,6 +34,7 @@ from .results import (
     ProjectSummary,
     TimeBreakdown,
     build,
+    made,
 )
 from .rollout import GenerationPlan
 from .throughput import MfuChoice
@@ -220,67 +221,90 @@ def _collective_results(collectives: tuple[Collective, ...]) -> tuple[Collective
     return results
 
 
-def time_breakdown(
-    inputs: EstimateInputs, plan: TimePlan, rt: RunTime, nodes: int, per_token_flops: float
-) -> TimeBreakdown:
+def time_breakdown_fixed(inputs: EstimateInputs, plan: TimePlan, nodes: int) -> dict[str, object]:
+    """The values of a ``TimeBreakdown`` of this plan that no MFU or price changes, in field
+    order; ``time_breakdown`` fills in the rest (None here). Made once per plan (finishing.py)."""
     ov, eff = inputs.overheads, inputs.efficiency
-    achieved = rt.achieved_flops_per_s
-    choice, d, comm = plan.mfu, plan.mfu.default, plan.comm
-    pure_wall_s = plan.total_flops / (plan.peak * choice.mfu) / plan.num_gpus
+    d, comm = plan.mfu.default, plan.comm
     if eff.comm_overhead is not None:
         communication = "given"
     else:
         communication = eff.communication
-    collectives = _collective_results(comm.collectives)
-    return build(
-        TimeBreakdown,
-        num_gpus=plan.num_gpus,
-        nodes=nodes,
-        rented_gpus=plan.rented_gpus,
-        peak_flops_per_s=plan.peak,
-        achieved_flops_per_s=achieved,
-        effective_mfu=achieved / plan.peak,
-        mfu=choice.mfu,
-        mfu_source=choice.source,
-        mfu_default=d.mfu,
-        achievable_fraction=d.achievable,
-        stack_efficiency=choice.mfu / d.achievable,
-        stack_method=d.stack_method,
-        stack_method_key=d.method,
-        shape_factor=d.shape,
-        tokens_per_microbatch=d.tokens_per_microbatch,
-        matmul_s_per_microbatch=d.matmul_s,
-        fixed_s_per_microbatch=d.fixed_s,
-        dequant_s_per_microbatch=d.dequant_s,
-        steps=plan.steps,
-        communication=communication,
-        comm_overhead=rt.comm_exposed_s / rt.busy_wall_s,
-        comm_exposed_s=rt.comm_exposed_s,
-        comm_bytes_per_step=comm.bytes_per_step,
-        comm_s_per_step=comm.seconds_per_step,
-        comm_overlap=comm.overlap,
-        comm_overlap_given=comm.overlap_given,
-        comm_link=comm.link.kind,
-        comm_link_gb_s=comm.link.gb_s,
-        comm_between_nodes=comm.link.between_nodes,
-        comm_collectives=collectives,
-        qlora_slowdown=plan.qlora_flat,
-        offload_slowdown=plan.offload_slowdown,
-        slowdown=rt.train_wall_s / pure_wall_s,
-        tokens_per_s_per_gpu=achieved / per_token_flops,
-        compute_gpu_hours=rt.compute_gpu_s / SECONDS_PER_HOUR,
-        train_wall_s=rt.train_wall_s,
-        provisioning_s=ov.provisioning_min * SECONDS_PER_MINUTE,
-        download_s=plan.download_s,
-        warmup_s=ov.warmup_min * SECONDS_PER_MINUTE,
-        nccl_s=plan.nccl_s,
-        checkpoint_writes_s=rt.checkpoint_writes_s,
-        eval_s=rt.eval_s,
-        rl_generation_s=rt.rl_s,
-        idle_s=ov.idle_hours_per_run * SECONDS_PER_HOUR,
-        held_wall_s=rt.held_wall_s,
-        held_gpu_hours=rt.held_gpu_hours,
-    )
+    return {
+        "num_gpus": plan.num_gpus,
+        "nodes": nodes,
+        "rented_gpus": plan.rented_gpus,
+        "peak_flops_per_s": plan.peak,
+        "achieved_flops_per_s": None,
+        "effective_mfu": None,
+        "mfu": None,
+        "mfu_source": None,
+        "mfu_default": d.mfu,
+        "achievable_fraction": d.achievable,
+        "stack_efficiency": None,
+        "stack_method": d.stack_method,
+        "stack_method_key": d.method,
+        "shape_factor": d.shape,
+        "tokens_per_microbatch": d.tokens_per_microbatch,
+        "matmul_s_per_microbatch": d.matmul_s,
+        "fixed_s_per_microbatch": d.fixed_s,
+        "dequant_s_per_microbatch": d.dequant_s,
+        "steps": plan.steps,
+        "communication": communication,
+        "comm_overhead": None,
+        "comm_exposed_s": None,
+        "comm_bytes_per_step": comm.bytes_per_step,
+        "comm_s_per_step": comm.seconds_per_step,
+        "comm_overlap": comm.overlap,
+        "comm_overlap_given": comm.overlap_given,
+        "comm_link": comm.link.kind,
+        "comm_link_gb_s": comm.link.gb_s,
+        "comm_between_nodes": comm.link.between_nodes,
+        "comm_collectives": _collective_results(comm.collectives),
+        "qlora_slowdown": plan.qlora_flat,
+        "offload_slowdown": plan.offload_slowdown,
+        "slowdown": None,
+        "tokens_per_s_per_gpu": None,
+        "compute_gpu_hours": None,
+        "train_wall_s": None,
+        "provisioning_s": ov.provisioning_min * SECONDS_PER_MINUTE,
+        "download_s": plan.download_s,
+        "warmup_s": ov.warmup_min * SECONDS_PER_MINUTE,
+        "nccl_s": plan.nccl_s,
+        "checkpoint_writes_s": None,
+        "eval_s": None,
+        "rl_generation_s": None,
+        "idle_s": ov.idle_hours_per_run * SECONDS_PER_HOUR,
+        "held_wall_s": None,
+        "held_gpu_hours": None,
+    }
+
+
+def time_breakdown(
+    fixed: dict[str, object], plan: TimePlan, rt: RunTime, per_token_flops: float
+) -> TimeBreakdown:
+    """The time breakdown of ``plan`` (its ``time_breakdown_fixed``: ``fixed``) run as ``rt``."""
+    achieved = rt.achieved_flops_per_s
+    choice = plan.mfu
+    pure_wall_s = plan.total_flops / (plan.peak * choice.mfu) / plan.num_gpus
+    values = fixed.copy()
+    values["achieved_flops_per_s"] = achieved
+    values["effective_mfu"] = achieved / plan.peak
+    values["mfu"] = choice.mfu
+    values["mfu_source"] = choice.source
+    values["stack_efficiency"] = choice.mfu / choice.default.achievable
+    values["comm_overhead"] = rt.comm_exposed_s / rt.busy_wall_s
+    values["comm_exposed_s"] = rt.comm_exposed_s
+    values["slowdown"] = rt.train_wall_s / pure_wall_s
+    values["tokens_per_s_per_gpu"] = achieved / per_token_flops
+    values["compute_gpu_hours"] = rt.compute_gpu_s / SECONDS_PER_HOUR
+    values["train_wall_s"] = rt.train_wall_s
+    values["checkpoint_writes_s"] = rt.checkpoint_writes_s
+    values["eval_s"] = rt.eval_s
+    values["rl_generation_s"] = rt.rl_s
+    values["held_wall_s"] = rt.held_wall_s
+    values["held_gpu_hours"] = rt.held_gpu_hours
+    return made(TimeBreakdown, values)
 
 
 class Prices(NamedTuple):

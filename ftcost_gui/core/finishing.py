@@ -1,0 +1,163 @@
+"""The estimate's last step: every figure at the plan's MFU and the inputs' prices.
+
+``finish`` runs on every estimate; an MFU or price edit (the window's usual edit) takes the
+remembered plan (``estimate.plan``), so the finish is most of what such an edit costs (issue 10:
+one estimate ≤ 100 µs). What it reads of a plan that no MFU or price changes is made once per
+plan (``Fixed``, kept in ``Plan.memo``, which the plans ``estimate._at_mfu`` makes of a
+remembered plan share) and copied into each result: the layout summary but the alternative's run
+and the prices, the time breakdown's MFU-free half, the napkin rules but their GPU-hours, SFT and
+DPO's alignment zeros (GRPO/PPO's GPUs by placement), the near-limit warning and the ranges'
+exposed communication. Every figure is computed as before, operation for operation.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .checks import measured_mfu, simple_rules, simple_rules_fixed, step_check
+from .comm import CommPlan
+from .layout import memory_status
+from .plan import Plan
+from .ranges import exposed_comm, range_summary
+from .results import EstimateResult, LayoutSummary, made
+from .rl_summary import alignment_fixed, alignment_summary
+from .time_cost import RunTime, price_run, run_time, time_breakdown, time_breakdown_fixed
+from .units import fmt_gib
+
+
+class Fixed(NamedTuple):
+    """What ``finish`` reads of one plan that no MFU or price changes."""
+
+    layout: dict[str, object]  # LayoutSummary values; the alternative's run and prices: None
+    time: dict[str, object]  # time_cost.time_breakdown_fixed
+    per_token_flops: float  # the trainer's FLOPs per trained token
+    simple: dict[str, object]  # checks.simple_rules_fixed
+    alignment: dict[str, object]  # rl_summary.alignment_fixed
+    near_limit: str | None  # the near-limit warning, if the memory is near its limit
+    exposed: CommPlan | None  # the ranges' high end: communication none of which is hidden
+
+
+def fixed(p: Plan) -> Fixed:
+    """``p``'s ``Fixed``, made by the first finish of it (or of a plan sharing its memo)."""
+    known = p.memo.get("finish")
+    if known is None:
+        known = p.memo["finish"] = _fixed(p)
+    return known
+
+
+def _fixed(p: Plan) -> Fixed:
+    inputs = p.inputs
+    # Article 001's usable memory: the reported total × 85% (the allocator-efficiency field).
+    article_usable = p.memory.capacity_bytes * inputs.hardware.usable_memory_fraction
+    return Fixed(
+        _layout_fixed(p),
+        time_breakdown_fixed(inputs, p.time, p.nodes),
+        trainer_flops_per_token(p),
+        simple_rules_fixed(inputs, p.counts, p.tokens, article_usable, p.layout.checkpointing),
+        alignment_fixed(p),
+        near_limit_warning(p),
+        exposed_comm(p.time),
+    )
+
+
+def _layout_fixed(p: Plan) -> dict[str, object]:
+    inputs, lay, alt = p.inputs, p.layout, p.alternative
+    hw, mem = inputs.hardware, p.memory
+    status = memory_status(mem.fits, mem.headroom_bytes, mem.usable_bytes, hw.near_limit_fraction)
+    return {
+        "gpus_needed": lay.gpus_needed,
+        "num_gpus": p.time.num_gpus,
+        "rented_gpus": lay.rent.gpus,
+        "nodes": lay.rent.nodes,
+        "node_size": lay.rent.node_size,
+        "rent_unit_gpus": hw.gpu.rent_unit_gpus,
+        "rounded_up": lay.rent.rounded,
+        "rollout_rented_gpus": p.time.extra_gpus,
+        "checkpointing_mode": inputs.training.checkpointing,
+        "checkpointing": lay.checkpointing,
+        "checkpointing_reason": lay.reason,
+        "alt_checkpointing": None if alt is None else alt.checkpointing,
+        "alt_gpus_needed": None if alt is None else alt.gpus_needed,
+        "alt_rented_gpus": None if alt is None else alt.rent.gpus,
+        "alt_fits": None if alt is None else alt.step.breakdown.fits,
+        "alt_near_limit": None if alt is None else alt.near_limit,
+        "alt_on_demand_usd": None,
+        "alt_held_wall_s": None,
+        "memory_status": status,
+        "near_limit_fraction": hw.near_limit_fraction,
+        "headroom_fraction": mem.headroom_bytes / mem.usable_bytes,
+        "price_origin": None,
+        "price_as_of": None,
+        "price_source": None,
+    }
+
+
+def _layout_summary(p: Plan, fixed: dict[str, object], alt_rt: RunTime | None) -> LayoutSummary:
+    hw = p.inputs.hardware
+    values = fixed.copy()
+    if alt_rt is not None:
+        values["alt_on_demand_usd"] = alt_rt.on_demand_usd
+        values["alt_held_wall_s"] = alt_rt.held_wall_s
+    values["price_origin"] = hw.price_origin
+    values["price_as_of"] = hw.gpu.price_as_of
+    values["price_source"] = hw.gpu.price_source
+    return made(LayoutSummary, values)
+
+
+def finish(p: Plan) -> EstimateResult:
+    """The estimate at the MFU the plan chose and the inputs' prices."""
+    f = fixed(p)
+    inputs, t = p.inputs, p.time
+    warnings = list(p.warnings)
+    od = inputs.hardware.gpu.on_demand_usd_per_hour
+    mfu = t.mfu.mfu
+    rt = run_time(t, mfu, od)
+    prices = price_run(inputs, t, rt, p.checkpoint, p.nodes, warnings)
+    alt_rt = None
+    if p.alternative is not None:
+        alt = p.alternative.time
+        alt_rt = run_time(alt, alt.mfu.mfu, od)
+    if f.near_limit is not None:
+        warnings.append(f.near_limit)
+    peak, n = t.peak, t.num_gpus
+    return made(
+        EstimateResult,
+        {
+            "params": p.params,
+            "tokens": p.tokens,
+            "flops": p.flops,
+            "memory": p.memory,
+            "layout": _layout_summary(p, f.layout, alt_rt),
+            "time": time_breakdown(f.time, t, rt, f.per_token_flops),
+            "cost": prices.cost,
+            "checkpoint": prices.checkpoint,
+            "project": prices.project,
+            "step_check": step_check(inputs, p.tokens, p.flops, n, peak, warnings),
+            "measured_mfu": measured_mfu(inputs, p.flops, peak, warnings),
+            "simple": simple_rules(f.simple, peak, mfu),
+            "alignment": alignment_summary(p, rt, f.alignment),
+            "ranges": range_summary(p, rt, prices, f.exposed),
+            "warnings": tuple(warnings),
+        },
+    )
+
+
+def near_limit_warning(p: Plan) -> str | None:
+    """The warning of a plan whose memory fits only within the near-limit margin."""
+    mem, margin = p.memory, p.inputs.hardware.near_limit_fraction
+    if memory_status(mem.fits, mem.headroom_bytes, mem.usable_bytes, margin) != "near_limit":
+        return None
+    return (
+        f"Near the memory limit: {fmt_gib(mem.headroom_bytes)} free of "
+        f"{fmt_gib(mem.usable_bytes)} usable per GPU "
+        f"({mem.headroom_bytes / mem.usable_bytes:.1%}, under the {margin:.0%} margin): "
+        "allocator fragmentation or a longer batch can run out of memory."
+    )
+
+
+def trainer_flops_per_token(p: Plan) -> float:
+    """FLOPs the trainer spends per trained token: the update's, plus DPO/RL's extra forwards and
+    repeated updates (so tokens/s per GPU is trained tokens, not update-only tokens)."""
+    if p.inputs.objective.objective == "sft":
+        return p.flops.per_token
+    return p.flops.total_flops / p.tokens.tokens_processed
