@@ -16,9 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import calibration as cal
 from .catalog import CatalogGpu, EffectiveRow, id_key
-from .estimate import finish_prices, plan
+from .estimate import finish_prices, row_plan, row_plan_at
 from .inputs import EstimateInputs, GpuSpec, PricingTier
-from .plan import Plan
+from .memory_step import Fit
+from .plan import Plan, RowPlan
+from .remembered import plan_key
 from .results import EstimateResult, MemoryBreakdown, build, copied
 from .units import SECONDS_PER_HOUR, TERA
 
@@ -127,9 +129,10 @@ def comparison_row(
     )  # fmt: skip
 
 
-def offer_row(p: Plan, o: Offer) -> GpuComparison:
-    """``comparison_row(finish(p on o's GPU), o)`` from a plan of any offer with ``o``'s facts:
-    the same figures, priced at the offer's prices by ``finish_prices`` (no result models)."""
+def offer_row(p: Plan | RowPlan, o: Offer) -> GpuComparison:
+    """``comparison_row(finish(p on o's GPU), o)`` from a plan (or row plan) of any offer with
+    ``o``'s facts: the same figures, priced at the offer's prices by ``finish_prices`` (no result
+    models)."""
     spec = o.spec
     f = finish_prices(p, spec.on_demand_usd_per_hour, spec.spot_usd_per_hour)
     rt = f.run
@@ -142,7 +145,7 @@ def offer_row(p: Plan, o: Offer) -> GpuComparison:
 
 
 def _row(
-    o: Offer, current: bool, m: MemoryBreakdown, num_gpus: int, achieved: float,
+    o: Offer, current: bool, m: MemoryBreakdown | Fit, num_gpus: int, achieved: float,
     usd_per_1e18: float, held_wall_s: float, train_wall_s: float, on_demand_usd: float,
     spot_usd: float | None, held_gpu_hours: float, compute_gpu_hours: float,
     warnings: tuple[str, ...],
@@ -240,12 +243,15 @@ class GpuComparer:
     """``compare_gpus`` for a catalog that changes rarely and inputs that change often.
 
     Keeps, for the current inputs (their own GPU aside: every row replaces it), one comparison
-    per offer and one plan per GPU (``core.estimate.plan`` does not read prices), so that:
+    per offer and one row plan per GPU (``core.estimate.row_plan`` does not read prices), so that:
 
     - an offer already compared is not estimated again (adopting a GPU changes the inputs'
       GPU only; switching back to a catalog, or editing one row, estimates the new offers only);
     - offers of the same GPU at other prices (providers, regions, tiers) share one plan and
-      only ``finish`` runs for each.
+      only ``finish`` runs for each;
+    - an edit no plan reads (the MFU, the estimate's own prices, spot, project: what
+      ``remembered.plan_key`` leaves out) keeps the plans: only the rows are finished again, at
+      the MFU chosen again (``estimate.row_plan_at``).
 
     ``missing`` lists the offers still to compare, ``compare_some`` compares some of them (the
     window does it in slices between events), ``rows`` gives the rows. ``plans`` and ``finishes``
@@ -254,17 +260,21 @@ class GpuComparer:
 
     def __init__(self) -> None:
         self._key: EstimateInputs | None = None
+        self._plan_key: tuple[Any, ...] | None = None
         self._inputs: EstimateInputs | None = None
         # By the offer's identity: offers are made once per catalog row (CatalogService), and
         # hashing 5,000 pydantic specs per look would cost more than the lookups save.
         self._rows: dict[int, tuple[Offer, GpuComparison]] = {}
-        self._plans: dict[tuple[Any, ...], Plan] = {}
+        self._plans: dict[tuple[Any, ...], RowPlan] = {}
+        # Row plans of former inputs that read what the current ones do (MFU, price edits).
+        self._earlier: dict[tuple[Any, ...], RowPlan] = {}
         self._trash: list[dict[Any, Any]] = []
         self.plans = 0
         self.finishes = 0
 
     def _use(self, inputs: EstimateInputs) -> None:
-        """Forget everything when the inputs change other than in their GPU."""
+        """Forget the rows when the inputs change other than in their GPU, and the plans when
+        they change in what a plan reads."""
         if inputs is self._inputs:
             return
         key = inputs_on_gpu(inputs, _NO_GPU)
@@ -272,8 +282,18 @@ class GpuComparer:
             self._key = key
             # Freeing 5,000 rows and plans at once takes tens of ms: it is done a little at a
             # time by the calls that follow (``_release``), not in the edit that changed inputs.
-            self._trash += [self._rows, self._plans]
-            self._rows, self._plans = {}, {}
+            self._trash.append(self._rows)
+            self._rows = {}
+            pk = (key.model, key.data, key.training, key.objective, plan_key(key))
+            if pk == self._plan_key:
+                self._earlier.update(self._plans)
+            else:
+                self._plan_key = pk
+                self._trash.append(self._earlier)
+                self._earlier = {}
+            if self._plans:
+                self._trash.append(self._plans)
+                self._plans = {}
         self._inputs = inputs
 
     def _release(self, items: int = _RELEASE) -> None:
@@ -303,16 +323,22 @@ class GpuComparer:
         self._use(inputs)
         self._release()
         spent = 0
+        plans, earlier = self._plans, self._earlier
         for i, o in enumerate(offers):
             if units is not None and spent >= units:
                 return i
             if self._known(o) is not None:
                 continue
-            p = self._plans.get(o.facts)
+            p = plans.get(o.facts)
             if p is None:
-                p = self._plans[o.facts] = plan(inputs_on_gpu(inputs, o.spec), alternative=False)
-                self.plans += 1
-                spent += PLAN_UNITS
+                known = earlier.get(o.facts)
+                if known is not None:
+                    p = row_plan_at(known, inputs_on_gpu(inputs, o.spec))
+                else:
+                    p = row_plan(inputs_on_gpu(inputs, o.spec))
+                    self.plans += 1
+                    spent += PLAN_UNITS
+                plans[o.facts] = p
             self._rows[id(o)] = (o, offer_row(p, o))
             self.finishes += 1
             spent += 1

@@ -21,9 +21,9 @@ from .finishing import finish, near_limit_warning
 from .inputs import EstimateInputs
 from .layout import Option, Rented, choose_checkpointing, memory_status, rented, rollout_rented
 from .memory import ADAPTER_WEIGHT_BYTES, RECIPES, base_weight_bytes
-from .memory_step import Fit, MemoryInputs, MemoryStep
+from .memory_step import Fit, MemoryInputs, MemoryStep, fit_warnings
 from .params import lora_work, param_summary
-from .plan import Job, JobFlops, Layout, Plan, PlanMemo
+from .plan import Job, JobFlops, Layout, Plan, PlanMemo, RowPlan
 from .ranges import longest_row
 from .remembered import (
     PLAN_MEMO,
@@ -36,10 +36,10 @@ from .remembered import (
     same,
     same_plan_key,
 )  # fmt: skip
-from .results import EstimateResult
+from .results import EstimateResult, FlopBreakdown
 from .rollout import Engines
 from .sweep import SweepPoint, sweep
-from .throughput import choose_mfu, default_mfu
+from .throughput import MfuChoice, choose_mfu, default_mfu
 from .time_cost import (
     RunTime,
     TimePlan,
@@ -138,23 +138,37 @@ def _layout(
     ``chosen``: the layout this one is the alternative to; what does not depend on checkpointing
     (the generation plans on the same GPUs) is taken from it, and its memory is not recomputed
     on the rounded-up count (only its cost is shown)."""
-    m, tr, hw, gpu, eff = (
-        inputs.model,
-        inputs.training,
-        inputs.hardware,
-        inputs.hardware.gpu,
-        inputs.efficiency,
-    )
-    counts, adapters, tokens, shape = job.counts, job.adapters, job.tokens, job.shape
+    tr, hw, gpu = inputs.training, inputs.hardware, inputs.hardware.gpu
     needed = step.num_gpus
     rent = rented(needed, node, gpu.rent_unit_gpus, hw.rent_whole_units)
     n = rent.gpus if tr.auto_gpu_count else needed
     if n != step.num_gpus and chosen is None:  # it trains on every rented GPU: memory on those
-        step = memory_step(mi, counts, adapters, [], ckpt, n)
+        step = memory_step(mi, job.counts, job.adapters, [], ckpt, n)
+    jf = _flops(inputs, job, ckpt)
+    mfu, overlap = _mfu_overlap(inputs, job, ckpt, jf.flops)
+    if chosen is not None and chosen.time.num_gpus == n:
+        # the other checkpointing setting on the same GPUs: the same bytes and plans
+        engines = chosen.engines
+        comm = chosen.time.comm._replace(overlap=overlap)
+        time = chosen.time._replace(total_flops=jf.flops.total_flops, comm=comm, mfu=mfu)
+    else:
+        gpus = (n, rent, node)
+        engines, time = _trainer_time(inputs, job, jf.flops, gpus, mfu, overlap, warnings)
+    b = step.breakdown
+    near = memory_status(b.fits, b.headroom_bytes, b.usable_bytes, hw.near_limit_fraction)
+    return Layout(
+        ckpt, step, near == "near_limit", b.gpus_needed, rent, jf.flops, time, reason,
+        jf.policy_flops, jf.extra, engines,
+    )  # fmt: skip
+
+
+def _mfu_overlap(
+    inputs: EstimateInputs, job: Job, ckpt: bool, flops: FlopBreakdown
+) -> tuple[MfuChoice, float]:
+    """The MFU chosen (throughput.py) and the share of DDP's all-reduce hidden (comm.py)."""
+    m, tr, gpu, eff = inputs.model, inputs.training, inputs.hardware.gpu, inputs.efficiency
+    counts, tokens = job.counts, job.tokens
     tokens_mb = tr.micro_batch * tokens.row_tokens
-    flops, policy_flops, extra = _flops(inputs, job, ckpt)
-    per_token = flops.per_token
-    same_gpus = chosen is not None and chosen.time.num_gpus == n
     # The trainer's FLOPs per processed token: the policy update, its epochs and the extra
     # forwards (DPO/RL) all run in micro-batches of these rows.
     work_per_token = flops.total_flops / tokens.tokens_processed
@@ -167,37 +181,38 @@ def _layout(
     # The forward is 2·N + 2·L·s·d of the per-token FLOPs; the rest (backward, recompute) is the
     # window DDP's all-reduce can hide in (comm.py).
     forward = 2.0 * counts.matmul_active + 2.0 * m.num_layers * tokens.seq_len * m.q_dim
-    backward_share = max(0.0, 1.0 - forward / per_token)
+    backward_share = max(0.0, 1.0 - forward / flops.per_token)
     overlap = eff.comm_overlap
     if overlap is None:
         overlap = default_overlap(tr.sharding, backward_share, tr.grad_accum)
-    if same_gpus:  # the other checkpointing setting on the same GPUs: the same bytes and plans
-        assert chosen is not None
-        engines = chosen.engines
-        comm = chosen.time.comm._replace(overlap=overlap)
-        time = chosen.time._replace(total_flops=flops.total_flops, comm=comm, mfu=mfu)
-    else:
-        ev, rl_gen, engines = rollout.generation_plans(inputs, counts, shape, n, warnings)
-        link = link_for(
-            n, node, gpu.interconnect, gpu.interconnect_gb_s, gpu.network, gpu.network_gbit_s
-        )
-        grads = trainable_grad_bytes(tr.method, counts.total, adapters.total)
-        stored = base_weight_bytes(tr.method, counts) + adapters.total * ADAPTER_WEIGHT_BYTES
-        comm = comm_plan(
-            tr.sharding, n, link, grads, stored, tr.grad_accum, overlap,
-            eff.comm_overlap is not None,
-        )  # fmt: skip
-        time = plan_time(
-            inputs, counts, flops.total_flops, tokens.tokens_processed, tokens_mb * tr.grad_accum,
-            (n, rent.gpus, node), comm, mfu, job.checkpoint,
-            (ev, rl_gen, _rollout_billed(n, rent, engines, inputs)),
-        )  # fmt: skip
-    b = step.breakdown
-    near = memory_status(b.fits, b.headroom_bytes, b.usable_bytes, hw.near_limit_fraction)
-    return Layout(
-        ckpt, step, near == "near_limit", b.gpus_needed, rent, flops, time, reason,
-        policy_flops, extra, engines,
+    return mfu, overlap
+
+
+def _trainer_time(
+    inputs: EstimateInputs, job: Job, flops: FlopBreakdown, gpus: tuple[int, Rented, int],
+    mfu: MfuChoice, overlap: float, warnings: list[str],
+) -> tuple[Engines | None, TimePlan]:  # fmt: skip
+    """The generation plans, link, communication and MFU-free time on ``gpus`` = (GPUs that
+    train, GPUs rented, node size)."""
+    tr, gpu, eff = inputs.training, inputs.hardware.gpu, inputs.efficiency
+    counts, adapters, tokens = job.counts, job.adapters, job.tokens
+    n, rent, node = gpus
+    tokens_mb = tr.micro_batch * tokens.row_tokens
+    ev, rl_gen, engines = rollout.generation_plans(inputs, counts, job.shape, n, warnings)
+    link = link_for(
+        n, node, gpu.interconnect, gpu.interconnect_gb_s, gpu.network, gpu.network_gbit_s
+    )
+    grads = trainable_grad_bytes(tr.method, counts.total, adapters.total)
+    stored = base_weight_bytes(tr.method, counts) + adapters.total * ADAPTER_WEIGHT_BYTES
+    comm = comm_plan(
+        tr.sharding, n, link, grads, stored, tr.grad_accum, overlap, eff.comm_overlap is not None
     )  # fmt: skip
+    time = plan_time(
+        inputs, counts, flops.total_flops, tokens.tokens_processed, tokens_mb * tr.grad_accum,
+        (n, rent.gpus, node), comm, mfu, job.checkpoint,
+        (ev, rl_gen, _rollout_billed(n, rent, engines, inputs)),
+    )  # fmt: skip
+    return engines, time
 
 
 def _rollout_billed(n: int, rent: Rented, engines: Engines | None, inputs: EstimateInputs) -> int:
@@ -271,34 +286,18 @@ def _plan(inputs: EstimateInputs, job: Job, alternative: bool) -> Plan:
     if tr.checkpointing == "auto":
         # Memory is cheap arithmetic: the fit of both settings, then the time of each from one
         # plan; the memory breakdown of those shown (the alternative only when it is asked for).
-        off_fit = fit(mi, counts, adapters, False)
-        off_option = _option(False, off_fit, inputs, node)
-        on_option: Option | None = None
-        known = off_fit
-        if off_fit.gpus_needed == 1 and off_option.fits and not off_option.near_limit:
-            # One GPU holds it without recomputation, with room: checkpointing cannot rent fewer
-            # and would only add FLOPs. Its layout (for the cost it would add) fits the same GPU
-            # with more room, which is all its memory figure is shown for.
-            ckpt, reason = False, "off: the run fits without it on the same GPUs"
-        else:
-            on_fit = fit(mi, counts, adapters, True)
-            on_option = _option(True, on_fit, inputs, node)
-            ckpt, reason = choose_checkpointing(off_option, on_option, tr.auto_gpu_count)
-            known = on_fit if ckpt else off_fit
+        ckpt, reason, known, other, both = _auto_checkpointing(inputs, job, mi, node)
         step = memory_step(mi, counts, adapters, warnings, ckpt, fitted=known)
         chosen = _layout(inputs, job, ckpt, step, mi, node, reason, warnings)
-        # the road not taken (checkpointing off above: its own memory figure)
-        other = off_option if ckpt or on_option is None else on_option
         if alternative and other.fits:  # a road that cannot be taken has no cost
-            if on_option is not None:
+            if both:
                 step = memory_step(mi, counts, adapters, [], not ckpt)
             other_layout = _layout(inputs, job, not ckpt, step, mi, node, "", [], chosen)
     else:
         ckpt = tr.checkpointing == "full"
         step = memory_step(mi, counts, adapters, warnings)
         chosen = _layout(inputs, job, ckpt, step, mi, node, "as set", warnings)
-    if not gpu.bf16_supported:
-        warnings.append(f"{gpu.name} has no BF16: timings use its FP16 rate (FP16 + loss scaling).")
+    _bf16_warning(inputs, warnings)
     # The job's nodes: the rented trainer GPUs and any rollout GPUs held beside them (spot's λ
     # counts every node the job needs).
     nodes = math.ceil((chosen.rent.gpus + chosen.time.extra_gpus) / node)
@@ -309,7 +308,76 @@ def _plan(inputs: EstimateInputs, job: Job, alternative: bool) -> Plan:
     )  # fmt: skip
 
 
-def _near_limit_warning(p: Plan, warnings: list[str]) -> None:
+def _auto_checkpointing(
+    inputs: EstimateInputs, job: Job, mi: MemoryInputs, node: int
+) -> tuple[bool, str, Fit, Option, bool]:
+    """Checkpointing "auto" (core/layout.py): (on?, why, the chosen setting's fit, the other
+    setting's option, whether both settings were weighed — else the other one's memory is not
+    known yet)."""
+    counts, adapters = job.counts, job.adapters
+    off_fit = fit(mi, counts, adapters, False)
+    off_option = _option(False, off_fit, inputs, node)
+    if off_fit.gpus_needed == 1 and off_option.fits and not off_option.near_limit:
+        # One GPU holds it without recomputation, with room: checkpointing cannot rent fewer
+        # and would only add FLOPs. Its layout (for the cost it would add) fits the same GPU
+        # with more room, which is all its memory figure is shown for.
+        return False, "off: the run fits without it on the same GPUs", off_fit, off_option, False
+    on_fit = fit(mi, counts, adapters, True)
+    on_option = _option(True, on_fit, inputs, node)
+    ckpt, reason = choose_checkpointing(off_option, on_option, inputs.training.auto_gpu_count)
+    if ckpt:
+        return ckpt, reason, on_fit, off_option, True
+    return ckpt, reason, off_fit, on_option, True
+
+
+def _bf16_warning(inputs: EstimateInputs, warnings: list[str]) -> None:
+    gpu = inputs.hardware.gpu
+    if not gpu.bf16_supported:
+        warnings.append(f"{gpu.name} has no BF16: timings use its FP16 rate (FP16 + loss scaling).")
+
+
+def row_plan(inputs: EstimateInputs) -> RowPlan:
+    """``plan(inputs, alternative=False)``, only what a "Which GPU" row reads of it
+    (compare.offer_row; issue 17: 5,000 GPUs per comparison): the memory step's fit instead of
+    its breakdown (the same fits, count, total, usable and headroom: memory_step.memory_fit),
+    the same time plan and warnings in the same order, no Layout or Plan.
+    tests/core/test_row_plan.py compares every row with the plan's."""
+    job = _job(inputs)
+    tr, hw, gpu = inputs.training, inputs.hardware, inputs.hardware.gpu
+    counts, adapters = job.counts, job.adapters
+    warnings = list(job.token_warnings)
+    node = hw.gpus_per_node or gpu.gpus_per_node
+    mi = MemoryInputs.of(inputs, job.sections)
+    if tr.checkpointing == "auto":
+        ckpt, _, f, _, _ = _auto_checkpointing(inputs, job, mi, node)
+    else:
+        ckpt, f = tr.checkpointing == "full", fit(mi, counts, adapters, None)
+    fit_warnings(f.fits, f.gpus_needed, f.num_gpus, warnings)  # as the plan's memory step
+    # as _layout: it trains on every rented GPU, memory on those
+    rent = rented(f.num_gpus, node, gpu.rent_unit_gpus, hw.rent_whole_units)
+    n = rent.gpus if tr.auto_gpu_count else f.num_gpus
+    if n != f.num_gpus:
+        f = fit(mi, counts, adapters, ckpt, n)
+    jf = _flops(inputs, job, ckpt)
+    mfu, overlap = _mfu_overlap(inputs, job, ckpt, jf.flops)
+    _, time = _trainer_time(inputs, job, jf.flops, (n, rent, node), mfu, overlap, warnings)
+    _bf16_warning(inputs, warnings)
+    nodes = math.ceil((rent.gpus + time.extra_gpus) / node)
+    return RowPlan(inputs, job.tokens, jf.flops, f, time, nodes, tuple(warnings))
+
+
+def row_plan_at(p: RowPlan, inputs: EstimateInputs) -> RowPlan:
+    """``row_plan(inputs)`` from the row plan of inputs equal to ``inputs`` in everything a plan
+    reads (``remembered.plan_key``): the MFU chosen again at the inputs' efficiency, as
+    ``_at_mfu`` does for a remembered plan (an MFU edit: "Which GPU" finishes its rows only)."""
+    eff, t = inputs.efficiency, p.time
+    choice = choose_mfu(eff.mfu, eff.stack_efficiency, t.mfu.default)
+    if choice != t.mfu:
+        t = TimePlan._make((*t[:_TIME_MFU], choice, *t[_TIME_MFU + 1 :]))
+    return RowPlan(inputs, p.tokens, p.flops, p.memory, t, p.nodes, p.warnings)
+
+
+def _near_limit_warning(p: Plan | RowPlan, warnings: list[str]) -> None:
     told = near_limit_warning(p)
     if told is not None:
         warnings.append(told)
@@ -323,7 +391,7 @@ class RowFigures(NamedTuple):
     warnings: tuple[str, ...]
 
 
-def finish_prices(p: Plan, od: float, spot: float | None) -> RowFigures:
+def finish_prices(p: Plan | RowPlan, od: float, spot: float | None) -> RowFigures:
     """``finish`` of a plan of this GPU at these prices, only the figures a comparison row shows:
     the same run time, spot cost and warnings in the same order (tests/core/test_compare.py
     compares them with ``finish``), without the breakdowns and result models (issue 17: a

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from .checks import measured_mfu, simple_rules, simple_rules_fixed, step_check
 from .comm import CommPlan
 from .layout import memory_status
-from .plan import Plan
+from .plan import Plan, RowPlan
 from .ranges import exposed_comm, range_summary
 from .results import EstimateResult, LayoutSummary, made
 from .rl_summary import alignment_fixed, alignment_summary
@@ -142,7 +142,7 @@ def finish(p: Plan) -> EstimateResult:
     )
 
 
-def near_limit_warning(p: Plan) -> str | None:
+def near_limit_warning(p: Plan | RowPlan) -> str | None:
     """The warning of a plan whose memory fits only within the near-limit margin."""
     mem, margin = p.memory, p.inputs.hardware.near_limit_fraction
     if memory_status(mem.fits, mem.headroom_bytes, mem.usable_bytes, margin) != "near_limit":

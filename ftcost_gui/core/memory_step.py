@@ -285,6 +285,7 @@ class Fit(NamedTuple):
     fits: bool
     headroom_bytes: float
     usable_bytes: float
+    total_bytes: float  # the device total per GPU (the breakdown's total)
 
 
 def memory_fit(mi: MemoryInputs, mem: MemoryModel) -> Fit:
@@ -296,7 +297,21 @@ def memory_fit(mi: MemoryInputs, mem: MemoryModel) -> Fit:
     gpus_needed = mem.gpus_needed(usable)
     n = gpus_needed if tr.auto_gpu_count and gpus_needed is not None else tr.num_gpus
     total = mem.total(n)
-    return Fit(gpus_needed, n, total <= usable, usable - total, usable)
+    return Fit(gpus_needed, n, total <= usable, usable - total, usable, total)
+
+
+def fit_warnings(fits: bool, gpus_needed: int | None, n: int, warnings: list[str]) -> None:
+    """The warning of a memory step on n GPUs that does not fit (``memory_per_gpu``'s)."""
+    if fits:
+        return
+    if gpus_needed is None:
+        warnings.append(
+            "Does not fit on any number of these GPUs with this sharding: shard more "
+            "(ZeRO-3), offload the optimizer, cut the micro-batch or sequence length, or use "
+            "a bigger GPU."
+        )
+    else:
+        warnings.append(f"Does not fit on {n} GPU(s): needs {gpus_needed}.")
 
 
 def memory_per_gpu(
@@ -317,15 +332,7 @@ def memory_per_gpu(
     total = sum(parts.values())
     reserved = total - parts["overhead"]
     fits = total <= usable
-    if not fits:
-        if gpus_needed is None:
-            warnings.append(
-                "Does not fit on any number of these GPUs with this sharding: shard more "
-                "(ZeRO-3), offload the optimizer, cut the micro-batch or sequence length, or use "
-                "a bigger GPU."
-            )
-        else:
-            warnings.append(f"Does not fit on {n} GPU(s): needs {gpus_needed}.")
+    fit_warnings(fits, gpus_needed, n, warnings)
     state = (
         mem.weights + mem.gradients + mem.master + mem.optimizer
         + mem.adapters_weights + mem.adapters_grads + mem.adapters_moments

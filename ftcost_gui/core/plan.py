@@ -13,7 +13,7 @@ from .alignment import ExtraFlops, RlShape
 from .architecture import ModelSpec, ParamCounts
 from .inputs import DataSpec, EstimateInputs, TrainingSpec
 from .layout import Rented
-from .memory_step import MemoryInputs, MemoryStep
+from .memory_step import Fit, MemoryInputs, MemoryStep
 from .objective import ObjectiveSpec
 from .params import Adapters
 from .results import FlopBreakdown, MemoryBreakdown, ParamSummary, TokenSummary
@@ -102,3 +102,16 @@ class Layout(NamedTuple):
     policy_flops: float
     extra_flops: ExtraFlops
     engines: rollout.Engines | None
+
+
+class RowPlan(NamedTuple):
+    """What a "Which GPU" row reads of a plan (``estimate.row_plan``; compare.offer_row): the
+    memory step's fit (its breakdown's figures) instead of the breakdown, no layouts."""
+
+    inputs: EstimateInputs
+    tokens: TokenSummary
+    flops: FlopBreakdown
+    memory: Fit  # on the GPUs that train
+    time: TimePlan
+    nodes: int
+    warnings: tuple[str, ...]

@@ -120,15 +120,19 @@ def _remembered(key: tuple[object, ...]) -> tuple[MemoryStep, list[str]] | None:
     return None
 
 
-def fit(mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, checkpointing: bool) -> Fit:
-    """``memory_step(mi, counts, adapters, [], checkpointing)``'s fit, without computing its
-    breakdown (``memory_step.memory_fit``; the memory model is shared, as the step's): the
-    remembered step's when there is one (an edit that leaves memory alone)."""
-    known = _remembered((mi, checkpointing, None, None, counts, adapters))
+def fit(
+    mi: MemoryInputs, counts: ParamCounts, adapters: Adapters, checkpointing: bool | None,
+    num_gpus: int | None = None,
+) -> Fit:  # fmt: skip
+    """``memory_step(mi, counts, adapters, [], checkpointing, num_gpus)``'s fit, without
+    computing its breakdown (``memory_step.memory_fit``; the memory model is shared, as the
+    step's): the remembered step's when there is one (an edit that leaves memory alone)."""
+    known = _remembered((mi, checkpointing, num_gpus, None, counts, adapters))
     if known is not None:
         b, n = known[0]
-        return Fit(b.gpus_needed, n, b.fits, b.headroom_bytes, b.usable_bytes)
-    mi = replace(mi, training=_resolved(mi.training, checkpointing, None))
+        return Fit(b.gpus_needed, n, b.fits, b.headroom_bytes, b.usable_bytes, b.total_bytes)
+    if checkpointing is not None:
+        mi = replace(mi, training=_resolved(mi.training, checkpointing, num_gpus))
     return memory_fit(mi, model_of(mi, counts, adapters))
 
 

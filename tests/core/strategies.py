@@ -20,6 +20,7 @@ ranges; a draw that a model validator still refuses is filtered out.
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import random
@@ -226,6 +227,30 @@ def _validated(doc: dict[str, Any]) -> EstimateInputs | None:
         return EstimateInputs.model_validate(doc)
     except ValidationError:
         return None
+
+
+def one_field_edited(
+    doc: dict[str, Any], index: int, code: int
+) -> tuple[EstimateInputs, EstimateInputs] | None:
+    """(the inputs of ``doc``, the same with the field ``layout()[index]`` decoded from
+    ``code``: the window's edit of one field); None where either is not valid."""
+    first = _validated(copy.deepcopy(doc))
+    path, decode = layout()[index]
+    node = doc
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = decode(code)
+    edited = _validated(repair(doc))
+    return None if first is None or edited is None else (first, edited)
+
+
+def one_field_edits() -> st.SearchStrategy[tuple[EstimateInputs, EstimateInputs]]:
+    """``one_field_edited`` pairs drawn over the whole space, each field in turn."""
+    pairs = st.builds(
+        one_field_edited, input_docs(), st.integers(0, len(layout()) - 1),
+        st.integers(0, 2**32 - 1),
+    )  # fmt: skip
+    return pairs.filter(lambda x: x is not None)  # type: ignore[return-value]
 
 
 def inputs_anywhere() -> st.SearchStrategy[EstimateInputs]:

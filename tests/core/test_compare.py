@@ -291,10 +291,14 @@ def test_the_comparer_estimates_only_what_changed():
     assert c.missing(other, edited) == [edited[3]]
     c.rows(other, edited)
     assert (c.plans, c.finishes) == (n, n + 1)
-    # An input edit: every row again.
+    # An MFU edit: every row finished again, no plan made (a plan does not read the MFU).
     mfu = other.edited("efficiency", mfu=0.3)
     c.rows(mfu, edited)
-    assert (c.plans, c.finishes) == (2 * n, 2 * n + 1)
+    assert (c.plans, c.finishes) == (n, 2 * n + 1)
+    # An edit a plan reads: every row planned again.
+    batch = mfu.edited("training", micro_batch=mfu.training.micro_batch + 1)
+    c.rows(batch, edited)
+    assert (c.plans, c.finishes) == (2 * n, 3 * n + 1)
 
 
 def test_a_spot_row_ranks_by_its_spot_cost():
@@ -317,28 +321,38 @@ def test_a_spot_row_ranks_by_its_spot_cost():
     assert comparison_row  # imported for the module's public API
 
 
-def test_the_comparers_plans_skip_the_other_checkpointing_layout(monkeypatch):
-    """A row shows the chosen layout only: with checkpointing "auto" the comparer's plans lay
-    out one setting, not both (issue 17: a quarter of a 5,000-GPU comparison), and the rows are
-    still the whole estimates' rows (test_the_comparers_row_path_gives_the_whole_estimates_rows)."""
+def test_the_comparers_plans_skip_the_layouts_and_breakdowns(monkeypatch):
+    """A row shows the chosen layout's figures only: the comparer's row plans lay out one
+    checkpointing setting's time, with no Layout and no memory breakdown (issue 17: a 5,000-GPU
+    comparison), and the rows are still the whole estimates' rows
+    (test_the_comparers_row_path_gives_the_whole_estimates_rows)."""
     import importlib
 
     from ftcost_gui.core.compare import GpuComparer, offer
 
     estimate_mod = importlib.import_module("ftcost_gui.core.estimate")
-    layouts = {"n": 0}
-    real = estimate_mod._layout
+    remembered_mod = importlib.import_module("ftcost_gui.core.remembered")
+    calls = {"_layout": 0, "_trainer_time": 0, "memory_per_gpu": 0}
 
-    def counting(*args, **kwargs):
-        layouts["n"] += 1
-        return real(*args, **kwargs)
+    def counting(name, real):
+        def count(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
 
-    monkeypatch.setattr(estimate_mod, "_layout", counting)
+        return count
+
+    for mod, name in (
+        (estimate_mod, "_layout"),
+        (estimate_mod, "_trainer_time"),
+        (remembered_mod, "memory_per_gpu"),
+    ):
+        monkeypatch.setattr(mod, name, counting(name, getattr(mod, name)))
     inputs = EstimateInputs()
     assert inputs.training.checkpointing == "auto"
     comparer = GpuComparer()
     rows = comparer.rows(inputs, [offer(g) for g in builtin_catalog().gpus])
-    assert layouts["n"] == comparer.plans == len(rows)
+    assert calls == {"_layout": 0, "_trainer_time": comparer.plans, "memory_per_gpu": 0}
+    assert comparer.plans == len(rows)
     for r in rows:
         whole = estimate(inputs_with_gpu(inputs, r.spec))
         assert (r.on_demand_usd, r.warnings) == (whole.cost.on_demand_usd, whole.warnings)

@@ -11,7 +11,6 @@ from anywhere, for edits of many fields at once.
 
 from __future__ import annotations
 
-import copy
 import importlib
 import pkgutil
 
@@ -22,7 +21,7 @@ import ftcost_gui.core as core_package
 from ftcost_gui.core import EstimateInputs, estimate
 from ftcost_gui.core.results import EstimateResult
 
-from .strategies import _validated, examples, input_docs, layout, repair
+from .strategies import _validated, examples, input_docs, layout, one_field_edited
 
 # One field edited: ~130 fields share the draws (CI: ~23 edits of each field; default: 300 draws).
 EDITS = settings(max_examples=examples(0.3, least=300))
@@ -61,15 +60,9 @@ def test_the_memos_are_found():
 @EDITS
 @given(input_docs(), st.integers(0, len(layout()) - 1), st.integers(0, 2**32 - 1))
 def test_an_estimate_after_an_edit_of_one_field_equals_one_made_afresh(doc, index, code):
-    first = _validated(copy.deepcopy(doc))
-    assume(first is not None)
-    path, decode = layout()[index]
-    node = doc
-    for part in path[:-1]:
-        node = node[part]
-    node[path[-1]] = decode(code)
-    edited = _validated(repair(doc))
-    assume(edited is not None)
+    pair = one_field_edited(doc, index, code)
+    assume(pair is not None)
+    first, edited = pair
     _afresh(first)
     warm = estimate(edited)
     _same(warm, _afresh(edited))

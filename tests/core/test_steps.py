@@ -219,4 +219,6 @@ def test_the_fit_alone_is_the_memory_steps_fit(edits):
         step = memory_per_gpu(m, counts, adapters, [])
         b = step.breakdown
         fit = memory_fit(m, memory_model(m, counts, adapters))
-        assert fit == (b.gpus_needed, step.num_gpus, b.fits, b.headroom_bytes, b.usable_bytes)
+        assert fit == (
+            b.gpus_needed, step.num_gpus, b.fits, b.headroom_bytes, b.usable_bytes, b.total_bytes
+        )  # fmt: skip

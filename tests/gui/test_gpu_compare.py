@@ -116,7 +116,8 @@ def test_not_fitting_rows_go_last_and_grey(window):
 
 def test_work_is_counted_nothing_while_hidden(window):
     """Issue 17: no estimate while the tab is hidden; one per row when shown; adopting a GPU
-    re-estimates nothing; an edit while shown estimates each row once."""
+    re-estimates nothing; an MFU edit finishes each row once and plans none (a plan does not
+    read the MFU); an edit a plan reads plans each GPU once."""
     ui = window.addons["catalogs"]
     n = len(ui.service.offers)
     assert _work(ui) == (0, 0)
@@ -132,17 +133,21 @@ def test_work_is_counted_nothing_while_hidden(window):
     window.store.recompute_now()
     assert _work(ui) == (n, n)
     ui.show_compare()
-    assert _work(ui) == (2 * n, 2 * n)
+    assert _work(ui) == (n, 2 * n)
+    assert view.comparisons == compare_gpus(window.store.inputs, ui.service.rows)
+    window.store.set_field("efficiency", "comm_overlap", 0.5)  # a plan reads it
+    window.store.recompute_now()
+    assert _work(ui) == (2 * n, 3 * n)
     assert view.comparisons == compare_gpus(window.store.inputs, ui.service.rows)
     # Adopting another GPU: only the inputs' own GPU changed, every row is known already.
     view._adopt(3)
     window.store.recompute_now()
-    assert _work(ui) == (2 * n, 2 * n)
+    assert _work(ui) == (2 * n, 3 * n)
     assert view.rows[[r.current for r in view.rows].index(True)].gpu_id == view.rows[3].gpu_id
-    # An edit while shown: each row once.
+    # An edit while shown: each row once (an MFU edit: no plan).
     window.store.set_field("efficiency", "mfu", 0.45)
     window.store.recompute_now()
-    assert _work(ui) == (3 * n, 3 * n)
+    assert _work(ui) == (2 * n, 4 * n)
 
 
 def test_a_catalog_edit_estimates_the_changed_rows_only(window):
@@ -215,15 +220,21 @@ def test_large_catalog_is_compared_in_slices(window, qtbot):
     assert f"Comparing 186 GPUs for these settings… {first} done" in view.summary.text()
     qtbot.waitUntil(lambda: not ui.which_gpu.stale, timeout=5000)
     before = view.comparisons
-    _plans, finishes = _work(ui)
-    window.store.set_field("efficiency", "mfu", 0.31)
-    window.store.recompute_now()
-    # The edit ran one slice (the 36 built-in GPUs cost a plan each).
-    assert _work(ui)[1] - finishes == first
-    assert view.comparisons == before and "Comparing 186 GPUs" in view.summary.text()
-    qtbot.waitUntil(lambda: not ui.which_gpu.stale, timeout=5000)
-    assert _work(ui)[1] - finishes == n  # every row once
-    assert view.comparisons == compare_gpus(window.store.inputs, ui.service.rows)
+    for section, field, value, edit_slice, plans in (
+        ("efficiency", "comm_overlap", 0.5, first, 36),  # the 36 built-in GPUs cost a plan each
+        ("efficiency", "mfu", 0.31, which_gpu_tab.FIRST_SLICE_UNITS, 0),  # finishes only
+    ):
+        plans_before, finishes = _work(ui)
+        window.store.set_field(section, field, value)
+        window.store.recompute_now()
+        # The edit ran one slice.
+        assert _work(ui)[1] - finishes == edit_slice
+        assert view.comparisons == before and "Comparing 186 GPUs" in view.summary.text()
+        qtbot.waitUntil(lambda: not ui.which_gpu.stale, timeout=5000)
+        assert _work(ui)[1] - finishes == n  # every row once
+        assert _work(ui)[0] - plans_before == plans  # the 150 rows share the H100's plan
+        assert view.comparisons == compare_gpus(window.store.inputs, ui.service.rows)
+        before = view.comparisons
 
 
 def test_double_click_and_enter_adopt_a_gpu(window, qtbot):

@@ -263,7 +263,7 @@ def test_progress_texts_of_a_large_which_gpu_refresh_do_not_lay_the_window_out(w
     counter = Layouts()
     window.installEventFilter(counter)
     try:
-        window.store.set_field("efficiency", "mfu", 0.31)
+        window.store.set_field("efficiency", "comm_overlap", 0.5)  # every GPU planned again
         window.store.recompute_now()
         while tab._job is not None:
             QApplication.processEvents()
