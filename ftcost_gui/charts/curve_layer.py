@@ -1,13 +1,14 @@
-"""Curves an edit leaves alone, painted once into a cached image (issue 17: 'All scenarios').
+"""Many curves painted by one item, the ones an edit leaves alone from cached images (issue 17).
 
-At 200 scenarios the cost plot strokes 400 antialiased curves (~0.6 ms each) on every paint,
-though an edit changes one scenario's two. ``CurveLayers.arrange`` groups the curves that are
-cached into runs of consecutive siblings (the order they are painted in) and puts one
-``CurveLayer`` in each run's place: on screen the layer paints its curves into an image once and
-draws that image until one of them, the view's range or size changes. The curves themselves are
-kept (legend, hover, auto-range, tests) and paint nothing themselves while a layer holds them.
-Painted anywhere but on screen (export, report, print: no widget), a layer paints its curves as
-they would paint themselves.
+At 200 scenarios the 'All scenarios' cost plot draws 400 antialiased curves. As 400
+``PlotCurveItem``s they cost ~0.3 s to make when the charts open (pyqtgraph connects each item to
+its view) and ~0.6 ms each to stroke on every paint, though an edit changes one scenario's two.
+A ``CurveSet`` is one graphics item that paints its ``Curve``s (plain objects: data, pen,
+visibility) in their order, exactly as a ``PlotCurveItem`` each would paint itself (antialiased
+``drawPath`` of pyqtgraph's path of the arrays). On screen, the runs of curves before and after
+the live ones (the selected scenario's, which an edit changes) are painted into an image once and
+that image is drawn until one of its curves, the view's range or size changes. Painted anywhere
+but on screen (export, report, print: no widget) or on a hi-dpi device, every curve is stroked.
 
 One curve drawn onto the (transparent) image and the image drawn onto the plot give the pixels
 of the curve drawn onto the plot (Qt's source-over, the same 8-bit arithmetic). Where two cached
@@ -18,55 +19,127 @@ and dark, before and after edits, ≤ 8 of 255 in a channel on ≤ 0.6 % of the 
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
+import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRect, QRectF
-from PySide6.QtGui import QImage, QPaintEngine, QPainter, QTransform
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtGui import QImage, QPaintEngine, QPainter, QPainterPath, QPen, QTransform
 
 
-class LayeredCurve(pg.PlotCurveItem):
-    """A curve that a ``CurveLayer`` may paint in its stead."""
+class Curve:
+    """One curve of a ``CurveSet``: its data, pen and visibility (not a graphics item).
 
-    layered = False
-    layer: CurveLayer | None = None  # the one that paints it
+    It answers what a legend sample (``pg.ItemSample``: ``opts``, ``isVisible``, ``setVisible``)
+    and the plot's readers (``getData``) ask of a ``PlotCurveItem``."""
 
-    def paint(self, p, opt, widget=None) -> None:
-        if not self.layered:
-            super().paint(p, opt, widget)
+    def __init__(self, owner: CurveSet):
+        self.owner = owner
+        self.opts: dict = {
+            "pen": pg.mkPen("w"),
+            "name": None,
+            "antialias": pg.getConfigOption("antialias"),
+            "fillLevel": None,
+            "symbol": None,
+        }
+        self.xData: np.ndarray | None = None
+        self.yData: np.ndarray | None = None
+        self.version = 0  # counts the changes: a cached image of it is stale
+        self._path: QPainterPath | None = None
+        self._visible = True
 
-    def itemChange(self, change, value):
-        visible = change == QGraphicsItem.GraphicsItemChange.ItemVisibleHasChanged
-        if visible and self.layer is not None:  # shown or hidden (a click on its legend entry)
-            self.layer.invalidate()
-        return super().itemChange(change, value)
+    def setData(self, x: np.ndarray, y: np.ndarray) -> None:
+        self.xData, self.yData = x, y
+        self._path = None
+        self._changed()
 
-    def paint_into(self, p: QPainter, opt, widget) -> None:
-        super().paint(p, opt, widget)
+    def getData(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        return self.xData, self.yData
+
+    def setPen(self, pen: QPen) -> None:
+        self.opts["pen"] = pen
+        self._changed()
+
+    def isVisible(self) -> bool:
+        return self._visible
+
+    def setVisible(self, visible: bool) -> None:  # a click on its legend sample
+        if visible != self._visible:
+            self._visible = visible
+            self._changed()
+
+    def _changed(self) -> None:
+        self.version += 1
+        self.owner.update()
+
+    def paint_into(self, p: QPainter, antialias: bool) -> None:
+        """As ``PlotCurveItem.paint`` strokes it (no fill, no shadow pen, antialiased)."""
+        x, y = self.xData, self.yData
+        if x is None or len(x) == 0:
+            return
+        if self._path is None:
+            self._path = pg.arrayToQPath(x, y, connect="all", finiteCheck=True)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, antialias)
+        pen = self.opts["pen"]
+        if pen.style() == Qt.PenStyle.NoPen:
+            return
+        p.setPen(pen)
+        p.drawPath(self._path)
 
 
-class CurveLayer(pg.GraphicsObject):
-    """Paints its curves (siblings, in their order) from an image made when they change."""
+class _Run:
+    """Consecutive cached curves, painted from one image."""
+
+    __slots__ = ("image", "key", "members")
+
+    def __init__(self, members: list[Curve]):
+        self.members = members
+        self.image: QImage | None = None
+        self.key: tuple | None = None
+
+
+class CurveSet(pg.GraphicsObject):
+    """Paints ``curves`` in order (each later one over the earlier ones); the ``live`` ones are
+    stroked on each paint, the runs between them from cached images."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.members: list[LayeredCurve] = []
+        self.curves: list[Curve] = []
+        self.live: tuple[Curve, ...] = ()
         self.renders = 0  # images made (tests count them)
-        self._image: QImage | None = None
-        self._key: tuple | None = None
+        self.strokes = 0  # curves stroked (tests count them)
+        self._blocks: list[_Run | Curve] = []
         self._rect = QRectF()
 
-    def set_members(self, members: list[LayeredCurve]) -> None:
-        self.members = members
-        for m in members:
-            m.layer = self
-        self.invalidate()
+    def curve(self) -> Curve:
+        """A new curve of this set (painted once listed by ``set_curves``)."""
+        return Curve(self)
 
-    def invalidate(self) -> None:
-        self._key = None
+    def set_curves(self, curves: Sequence[Curve], live: Sequence[Curve] = ()) -> None:
+        """Paint ``curves`` in this order; ``live`` ones stroked each paint, the rest cached."""
+        curves, live = list(curves), tuple(c for c in live if c is not None)
+        if curves == self.curves and live == self.live:
+            return
+        old = {tuple(map(id, b.members)): b for b in self._blocks if isinstance(b, _Run)}
+        blocks: list[_Run | Curve] = []
+        run: list[Curve] = []
+        for c in curves:
+            if c in live:
+                if run:
+                    blocks.append(old.get(tuple(map(id, run))) or _Run(run))
+                    run = []
+                blocks.append(c)
+            else:
+                run.append(c)
+        if run:
+            blocks.append(old.get(tuple(map(id, run))) or _Run(run))
+        self.curves, self.live, self._blocks = curves, live, blocks
         self.update()
+
+    @property
+    def runs(self) -> list[list[Curve]]:
+        """The cached runs' curves, in painting order."""
+        return [b.members for b in self._blocks if isinstance(b, _Run)]
 
     # --- geometry: the view box's area (what of the curves can be seen) ----------------------
     def viewTransformChanged(self) -> None:
@@ -81,14 +154,18 @@ class CurveLayer(pg.GraphicsObject):
         return self._rect
 
     # --- painting -----------------------------------------------------------------------------
-    def _paint_members(self, p: QPainter, members: Iterable[LayeredCurve], opt, widget) -> None:
-        base = p.transform()
-        for m in members:
-            to_layer, _ok = m.itemTransform(self)
-            p.save()
-            p.setTransform(to_layer * base)
-            m.paint_into(p, opt, widget)
-            p.restore()
+    def _antialias(self, curve: Curve) -> bool:
+        if self._exportOpts is not False:  # pyqtgraph's exporters
+            return bool(self._exportOpts.get("antialias", True))
+        return bool(curve.opts["antialias"])
+
+    def _stroke(self, p: QPainter, curves: Sequence[Curve]) -> None:
+        for c in curves:
+            if c.isVisible():
+                p.save()
+                c.paint_into(p, self._antialias(c))
+                p.restore()
+                self.strokes += 1
 
     def paint(self, p: QPainter, opt, widget=None) -> None:
         engine = p.paintEngine()
@@ -98,88 +175,38 @@ class CurveLayer(pg.GraphicsObject):
             and engine.type() == QPaintEngine.Type.Raster
             and p.device().devicePixelRatioF() == 1.0
         )
-        if not on_screen:  # export, report: as the curves would paint themselves
-            self._paint_members(p, [m for m in self.members if m.isVisible()], opt, widget)
+        if not on_screen:  # export, report: every curve as it would paint itself
+            self._stroke(p, self.curves)
             return
         t = p.combinedTransform()
         area = t.mapRect(self.boundingRect()).toAlignedRect().intersected(widget.rect())
         if area.isEmpty():
             return
-        key = (
+        view = (
             (t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy()),
             (area.x(), area.y(), area.width(), area.height()),
             int(p.renderHints().value),
         )
-        if key != self._key or self._image is None:
-            self._render(p, t, area, [m for m in self.members if m.isVisible()], opt, widget)
-            self._key = key
-        p.save()
-        p.resetTransform()
-        p.drawImage(area.topLeft(), self._image)
-        p.restore()
+        for block in self._blocks:
+            if isinstance(block, Curve):
+                self._stroke(p, (block,))
+                continue
+            key = (view, tuple((c, c.version) for c in block.members))
+            if key != block.key or block.image is None:
+                self._render(block, p, t, area)
+                block.key = key
+            p.save()
+            p.resetTransform()
+            p.drawImage(area.topLeft(), block.image)
+            p.restore()
 
-    def _render(self, p: QPainter, t: QTransform, area: QRect, members, opt, widget) -> None:
+    def _render(self, block: _Run, p: QPainter, t: QTransform, area: QRect) -> None:
         image = QImage(area.size(), QImage.Format.Format_ARGB32_Premultiplied)
         image.fill(0)
         q = QPainter(image)
         q.setRenderHints(p.renderHints())
         q.setTransform(t * QTransform.fromTranslate(-area.x(), -area.y()))
-        self._paint_members(q, members, opt, widget)
+        self._stroke(q, block.members)
         q.end()
-        self._image = image
+        block.image = image
         self.renders += 1
-
-
-class CurveLayers:
-    """The layers of one view box: ``arrange`` after every change of its curves."""
-
-    def __init__(self, view_box: pg.ViewBox):
-        self.view_box = view_box
-        self.layers: list[CurveLayer] = []
-        self._cached: list[LayeredCurve] = []
-
-    def arrange(
-        self,
-        cached: Sequence[LayeredCurve],
-        changed: Iterable[QGraphicsItem],
-    ) -> None:
-        """Cache ``cached`` (curves of this view box); of these, ``changed`` were changed since."""
-        if len(cached) == len(self._cached) and all(map(operator.is_, cached, self._cached)):
-            self._invalidate(changed)  # the same curves: the same runs (items added come after)
-            return
-        want = set(cached)
-        runs: list[list[LayeredCurve]] = []
-        run: list[LayeredCurve] = []
-        for item in self.view_box.childGroup.childItems():  # in painting order
-            if isinstance(item, CurveLayer):
-                continue
-            if item in want:
-                run.append(item)
-            elif run:
-                runs.append(run)
-                run = []
-        if run:
-            runs.append(run)
-        if [layer.members for layer in self.layers] == runs:
-            self._invalidate(changed)
-            return
-        for item in self._cached:
-            item.layered, item.layer = False, None
-        for item in cached:
-            item.layered = True
-        self._cached = list(cached)
-        for layer in self.layers:  # stackBefore moves an item back only: from the end
-            self.view_box.removeItem(layer)
-        del self.layers[len(runs) :]
-        while len(self.layers) < len(runs):
-            self.layers.append(CurveLayer())
-        for layer, members in zip(self.layers, runs, strict=True):
-            self.view_box.addItem(layer, ignoreBounds=True)
-            layer.stackBefore(members[0])
-            layer.set_members(members)
-
-    def _invalidate(self, changed: Iterable[QGraphicsItem]) -> None:
-        touched = set(changed)
-        for layer in self.layers:
-            if not touched.isdisjoint(layer.members):
-                layer.invalidate()

@@ -19,8 +19,9 @@ from ..core.series import ScenarioSeries
 from ..core.units import fmt_usd
 from ..present.memory_texts import PLOT_TITLE_SCENARIOS
 from .cost_plot import BAND, CostPlot
-from .curve_layer import CurveLayers, LayeredCurve
+from .curve_layer import Curve, CurveSet
 from .memory_plot import WIDTH, MemoryPlot, count_label_y
+from .scenario_legend import ScenarioLegend
 from .theme import Theme
 
 # Okabe-Ito: distinct for colour-blind readers; past eight the line style changes too. INK is
@@ -44,9 +45,9 @@ SCENARIO_COLORS = (
 def _once(obj: object, method: str) -> Iterator[None]:
     """Calls of ``obj.method()`` inside run once at the end (none asked: not at all).
 
-    pyqtgraph lays the legend out again after each entry added (``LegendItem.updateSize``) and
-    lists every curve again after each curve added (``PlotItem.updateParamList``): quadratic in
-    the curves added at once, which made opening 200 scenarios' charts take seconds."""
+    pyqtgraph lays the legend out again after each entry added (``LegendItem.updateSize``):
+    quadratic in the entries added at once, which made opening 200 scenarios' charts take
+    seconds."""
     asked: list[bool] = []
     setattr(obj, method, lambda: asked.append(True))  # the instance's attribute hides the method
     try:
@@ -55,13 +56,6 @@ def _once(obj: object, method: str) -> Iterator[None]:
         delattr(obj, method)
         if asked:
             getattr(obj, method)()
-
-
-def _curve(plot_item: pg.PlotItem) -> LayeredCurve:
-    """An empty curve added to the plot (``PlotItem.plot`` makes a PlotDataItem)."""
-    item = LayeredCurve()
-    plot_item.addItem(item)
-    return item
 
 
 def scenario_color(i: int, theme: Theme | None = None) -> str:
@@ -270,21 +264,30 @@ class ScenarioCostPlot(CostPlot):
         pi.setTitle("Cost per run by scenario")  # vs MFU: the x axis
         for item in (self.od_curve, self.spot_curve, self.marker):
             pi.removeItem(item)
-        self.legend.clear()
-        # Plain curves (not PlotDataItems: no scatter child, no data pipeline per paint): one
-        # per scenario and one per spot price, kept between calls (issue 17).
-        self.curves: list[LayeredCurve] = []  # one per scenario, kept between calls
-        self.spot_curves: list[LayeredCurve] = []  # the scenarios' that have a spot price
-        self._spot_items: list[LayeredCurve | None] = []  # per scenario
-        # The curves of the scenarios not selected (those an edit leaves alone) are painted
-        # from cached images; the selected scenario's curves paint live (issue 17).
-        self.layers = CurveLayers(self.view_box)
+        # The legend inside the plot, as the base class makes it, with rows made only for the
+        # entries that can be seen (at 200 scenarios ~30 of 201; issue 17).
+        if self.legend.scene() is not None:
+            self.legend.scene().removeItem(self.legend)
+        self.legend = pi.legend = ScenarioLegend(
+            offset=(-6, 6), labelTextSize="8pt", verSpacing=-6,
+            brush=pg.mkBrush(self.theme.legend_brush()),
+        )  # fmt: skip
+        self.legend.setParentItem(self.view_box)
+        self.view_box.sigResized.connect(lambda *_: self.legend.fill())
+        # One item paints every scenario's curves from arrays (no graphics item per curve:
+        # 400 of them took ~0.3 s to make at 200 scenarios); the curves of the scenarios not
+        # selected (those an edit leaves alone) from cached images (issue 17).
+        self.curve_set = CurveSet()
+        self.curves: list[Curve] = []  # one per scenario, kept between calls
+        self.spot_curves: list[Curve] = []  # the scenarios' that have a spot price
+        self._spot_items: list[Curve | None] = []  # per scenario
         self._brushes: dict[str, QBrush] = {}  # marker brush per colour, reused (its symbol
         # is rendered once per brush: pyqtgraph caches symbols by the brush object)
         self._drawn_as: list[tuple[object, object]] = []  # per scenario: (its curve, its look)
         self.markers = pg.ScatterPlotItem(size=10)
         pi.addItem(self.markers)
         self.spot_key = pi.plot([], [])
+        self.view_box.addItem(self.curve_set, ignoreBounds=True)  # above the markers
         self.names: tuple[str, ...] = ()
         self._drawn: object = None
         self._series: ScenarioSeries | None = None
@@ -316,7 +319,7 @@ class ScenarioCostPlot(CostPlot):
             return
         self._drawn = key
         self._series = series
-        with _once(self.legend, "updateSize"), _once(self.plot_item, "updateParamList"):
+        with _once(self.legend, "updateSize"):
             self._set_curves(series)
 
     def _set_curves(self, series: ScenarioSeries) -> None:
@@ -331,20 +334,16 @@ class ScenarioCostPlot(CostPlot):
         while len(self.curves) > n:
             item = self.curves.pop()
             legend.removeItem(item)
-            pi.removeItem(item)
             self._drawn_as.pop()
-            spot_item = self._spot_items.pop()
-            if spot_item is not None:
-                pi.removeItem(spot_item)
+            self._spot_items.pop()
         ods, spots, spots_data = [], [], []
-        changed: list[pg.GraphicsObject] = []  # curves given new data or pens
         ymax = 0.0
         for i, (name, curve, now) in enumerate(zip(names, series.curves, series.now, strict=True)):
             color = scenario_color(i, self.theme)
             label = ("▶ " if i == active else "") + short_name(name, 28)
             look = (color, i == active, label)
             if i == len(self.curves):  # a new scenario: a new curve and legend entry
-                item = _curve(pi)
+                item = self.curve_set.curve()
                 item.opts["name"] = label
                 legend.addItem(item, label)
                 self.curves.append(item)
@@ -356,17 +355,14 @@ class ScenarioCostPlot(CostPlot):
                 od = np.array(curve.on_demand_usd)
                 spot = np.array(curve.spot_usd, dtype=float) if curve.spot_usd is not None else None
                 item.setData(self.x, od)
-                changed.append(item)
                 spot_item = self._spot_items[i]
                 if spot is None and spot_item is not None:
-                    pi.removeItem(spot_item)
                     self._spot_items[i] = spot_item = None
                 elif spot is not None:
                     if spot_item is None:
-                        spot_item = self._spot_items[i] = _curve(pi)
+                        spot_item = self._spot_items[i] = self.curve_set.curve()
                         was_look = (None, None, was_look and was_look[2])  # its pen too
                     spot_item.setData(self.x, spot)
-                    changed.append(spot_item)
             else:
                 od, spot = self.ods[i], self.spots[i]
             if look != was_look:
@@ -374,17 +370,13 @@ class ScenarioCostPlot(CostPlot):
                     Qt.PenStyle.SolidLine if i < len(SCENARIO_COLORS) else Qt.PenStyle.DashDotLine
                 )
                 item.setPen(pg.mkPen(color, width=3.2 if i == active else 2.0, style=style))
-                changed.append(item)
                 if self._spot_items[i] is not None:
                     self._spot_items[i].setPen(
                         pg.mkPen(color, width=1.4, style=Qt.PenStyle.DashLine)
                     )
-                    changed.append(self._spot_items[i])
                 if was_look is None or label != was_look[2]:  # renamed, or (un)selected
                     item.opts["name"] = label
-                    entry = legend.getLabel(item)
-                    if entry is not None:
-                        entry.setText(label)
+                    legend.set_name(item, label)
             self._drawn_as[i] = (curve, look)
             ods.append(od)
             spots.append(spot)
@@ -398,9 +390,10 @@ class ScenarioCostPlot(CostPlot):
         self.ods, self.spots = ods, spots
         self.names = tuple(names)
         self.spot_curves = [c for c in self._spot_items if c is not None]
+        # Each scenario's spot curve over its on-demand one, each scenario over the previous.
+        order = [c for pair in zip(self.curves, self._spot_items, strict=True) for c in pair if c]
         live = (self.curves[active], self._spot_items[active]) if 0 <= active < n else ()
-        cached = [c for c in (*self.curves, *self.spot_curves) if c not in live]
-        self.layers.arrange(cached, changed)
+        self.curve_set.set_curves(order, live)
         if self.spot_curves and not key_shown:
             legend.addItem(self.spot_key, "spot (dashed)")
         elif key_shown and not self.spot_curves:

@@ -47,11 +47,14 @@ def _document(inputs, n: int) -> EstimateDocument:
 @pytest.fixture
 def work(monkeypatch, counted):
     """Estimates (``counted``), comparison tables built, cells worded, curves given new data."""
-    tables, cell, set_data, curve_data = (
+    from ftcost_gui.charts.curve_layer import Curve
+
+    tables, cell, set_data, curve_data, scenario_data = (
         compare_view.comparison_table,
         ComparisonTable.cell,
         pg.PlotDataItem.setData,
         pg.PlotCurveItem.setData,
+        Curve.setData,
     )
 
     def counting_table(*args, **kwargs):
@@ -71,7 +74,12 @@ def work(monkeypatch, counted):
             counted["curves"] += 1
         return curve_data(self, *args, **kwargs)
 
+    def counting_scenario_data(self, *args, **kwargs):  # the all-scenario cost curves
+        counted["curves"] += 1
+        return scenario_data(self, *args, **kwargs)
+
     counted.update(tables=0, cells=0, curves=0)
+    monkeypatch.setattr(Curve, "setData", counting_scenario_data)
     monkeypatch.setattr(compare_view, "comparison_table", counting_table)
     monkeypatch.setattr(ComparisonTable, "cell", counting_cell)
     monkeypatch.setattr(pg.PlotDataItem, "setData", counting_set_data)
@@ -138,7 +146,7 @@ def test_an_edit_with_the_scenario_charts_on_screen_redraws_one_curve(window, wo
         per_size[n] = _one_edit(window, work, 1.37)
         assert (cost.ods[0] > old).all()  # the edited scenario's curve was redrawn
         assert cost.curves == curves  # the same items, changed in place
-        assert len(cost.legend.items) == n + (1 if cost.spot_curves else 0)
+        assert len(cost.legend.entries) == n + (1 if cost.spot_curves else 0)
     # One estimate; the edited scenario's curves (on-demand, spot) and the memory plot's two
     # per-GPU mark lines get new data, whatever the number of scenarios.
     assert per_size[4] == per_size[40]
@@ -146,76 +154,68 @@ def test_an_edit_with_the_scenario_charts_on_screen_redraws_one_curve(window, wo
 
 
 def _painting_order(cost) -> list:
-    """The curves of the cost plot in the order they are painted (a layer: its curves)."""
-    from ftcost_gui.charts.curve_layer import CurveLayer
-
-    order = []
-    for item in cost.view_box.childGroup.childItems():
-        if isinstance(item, CurveLayer):
-            order.extend(item.members)
-        elif (item in cost.curves or item in cost.spot_curves) and not item.layered:
-            order.append(item)  # painted live
-    return order
+    """The curves of the cost plot in the order they are painted: each scenario's on-demand
+    curve, then its spot curve, over the previous scenario's."""
+    return [c for pair in zip(cost.curves, cost._spot_items, strict=True) for c in pair if c]
 
 
 def test_an_edit_with_the_scenario_charts_on_screen_strokes_the_edited_scenarios_curves_only(
-    window, monkeypatch
+    window,
 ):
-    """The curves of the scenarios an edit leaves alone are painted from cached layers: one
-    edit of the selected scenario strokes its two curves, whatever the number of scenarios;
-    selecting another scenario paints each layer once again; the painting order never changes
-    (each scenario's curves above the previous one's); export paints every curve itself."""
+    """One item paints every scenario curve (no graphics item per curve); the curves of the
+    scenarios an edit leaves alone are painted from cached images: one edit of the selected
+    scenario strokes its two curves, whatever the number of scenarios; selecting another
+    scenario paints each image once again; the painting order never changes (each scenario's
+    curves above the previous one's); export strokes every curve itself."""
     from PySide6.QtGui import QImage, QPainter
 
-    from ftcost_gui.charts.curve_layer import LayeredCurve
+    from ftcost_gui.charts.curve_layer import Curve
 
-    strokes = {"n": 0}
-    paint = pg.PlotCurveItem.paint
-
-    def counting_paint(self, *args):
-        if isinstance(self, LayeredCurve):
-            strokes["n"] += 1
-        return paint(self, *args)
-
-    monkeypatch.setattr(pg.PlotCurveItem, "paint", counting_paint)
     window.store.set_document(_document(window.store.inputs, 40))
     window.results.show_tab(window.charts)
     window.charts.set_mode("scenarios")
     QApplication.processEvents()
     cost = window.charts.scenario_plots[1]
+    curve_set = cost.curve_set
+    # No graphics item per scenario: the view box holds the one that paints them all.
+    assert not [i for i in cost.view_box.addedItems if isinstance(i, pg.PlotCurveItem)]
+    assert all(isinstance(c, Curve) for c in cost.curves)
     curves = len(cost.curves) + len(cost.spot_curves)
     order = _painting_order(cost)
-    assert len(order) == curves and len(cost.layers.layers) >= 1
-    assert sum(layer.renders for layer in cost.layers.layers) >= 1  # painted: layers made
+    assert curve_set.curves == order and len(order) == curves
+    assert curve_set.renders >= 1  # painted: images made
     _one_edit_plain(window, 1.1)  # the axes took their labels' width after the first paint
-    renders = sum(layer.renders for layer in cost.layers.layers)
+    renders = curve_set.renders
     live = 2 if cost.spot_curves else 1
+    assert curve_set.runs == [order[live:]]  # S0 selected: its curves live, the rest cached
     for factor in (1.05, 1.02):  # S0 stays below the largest scenario: the same axes
-        strokes["n"] = 0
+        curve_set.strokes = 0
         _one_edit_plain(window, factor)
-        assert 0 < strokes["n"] <= live  # the selected scenario's curves, as often as painted
-        assert sum(layer.renders for layer in cost.layers.layers) == renders  # no layer again
-    assert _painting_order(cost) == order
-    # Another scenario selected: its curves paint live, the first one's join a layer.
+        assert 0 < curve_set.strokes <= live  # the selected scenario's curves, as often as painted
+        assert curve_set.renders == renders  # no image again
+    assert curve_set.curves == _painting_order(cost) == order
+    # Another scenario selected: its curves paint live, the others from an image before and
+    # after them.
     window.store.select_scenario(5)
     QApplication.processEvents()
-    assert _painting_order(cost) == order
-    assert cost.curves[5] not in cost.layers.layers[0].members
-    assert all(layer.members[0] is not cost.curves[5] for layer in cost.layers.layers)
-    # A cached curve hidden (a click on its legend entry): its layer is painted again without it.
-    renders = sum(layer.renders for layer in cost.layers.layers)
-    strokes["n"] = 0
+    assert curve_set.curves == order
+    i = order.index(cost.curves[5])
+    assert curve_set.runs == [order[:i], order[i + live :]]
+    assert curve_set.live == tuple(order[i : i + live])
+    # A cached curve hidden (a click on its legend entry): its image is painted again without it.
+    renders = curve_set.renders
+    curve_set.strokes = 0
     cost.curves[20].setVisible(False)
     QApplication.processEvents()
-    assert sum(layer.renders for layer in cost.layers.layers) == renders + 1
-    assert strokes["n"] <= curves - 1
+    assert curve_set.renders == renders + 1
+    assert curve_set.strokes <= curves - 1
     # Export (no widget: report, PNG, SVG) strokes every curve shown itself.
-    strokes["n"] = 0
+    curve_set.strokes = 0
     image = QImage(400, 300, QImage.Format.Format_ARGB32_Premultiplied)
     painter = QPainter(image)
     cost.plot_widget.scene().render(painter)
     painter.end()
-    assert strokes["n"] == curves - 1
+    assert curve_set.strokes == curves - 1
 
 
 def _one_edit_plain(window, factor: float) -> None:

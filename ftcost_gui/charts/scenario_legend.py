@@ -1,0 +1,186 @@
+"""The 'All scenarios' cost plot's legend: rows made only for the entries that can be seen.
+
+The legend sits inside the plot's view box, which clips it: at 200 scenarios ~30 of its 201 rows
+can be seen. pyqtgraph's ``LegendItem`` makes a ``LabelItem`` (a rich-text item laid out from
+HTML) and a sample per entry: ~0.3 s to open 200 scenarios' charts (issue 17). This legend keeps
+every entry (``entries``) and makes rows (``items``) for those whose row can be seen, more when
+the view grows; it is laid out and drawn exactly as pyqtgraph's would be with every row made:
+
+- its width is the layout's least width, from the widest label: the label column is given the
+  widest entry's width (the entries not made measured as their labels would be);
+- its height is what ``LegendItem.updateSize`` sums (each row as high as it was last laid out,
+  a new row its label's own height, the layout's least height at least), and the made rows are
+  given the height each of the N rows gets in that height (the grid shares out the height
+  evenly); its frame is drawn to that whole height (the view box cuts it where it ends).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtWidgets import QGraphicsTextItem
+
+SAMPLE_PX = 20.0  # pyqtgraph's ItemSample: 20 × 20
+NEAR_PX = 3.0  # labels measured exactly: those this close to the widest estimate
+
+
+class ScenarioLegend(pg.LegendItem):
+    """A ``LegendItem`` in one column whose rows are made for the entries that can be seen."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.entries: list[list] = []  # [item, name, height last laid out (None: new)]
+        self.rows_made = 0  # rows made since the legend was created (tests count them)
+        self._full_h = 0.0
+        self._row_h = 0.0  # each row's height, as the grid lays the N rows out
+        self._widths: dict[str, float] = {}  # label width by its HTML
+        self._measure: QGraphicsTextItem | None = None
+
+    # --- entries --------------------------------------------------------------------------------
+    def addItem(self, item, name) -> None:
+        self.entries.append([item, name, None])
+        self.updateSize()
+
+    def removeItem(self, item) -> None:
+        for i, (it, name, _h) in enumerate(self.entries):
+            if it is item or name == item:
+                del self.entries[i]
+                if i < len(self.items):  # its row was made: the later rows move up
+                    rows = self.items[i + 1 :]
+                    self._removeItemFromLayout(*self.items[i])
+                    del self.items[i:]
+                    for sample, label in rows:
+                        self.layout.removeItem(sample)
+                        self.layout.removeItem(label)
+                    for sample, label in rows:
+                        self._place(sample, label)
+                self.updateSize()
+                return
+
+    def clear(self) -> None:
+        self.entries = []
+        super().clear()
+
+    def set_name(self, item, name: str) -> None:
+        """Rename ``item``'s entry (its label, where its row is made)."""
+        for i, entry in enumerate(self.entries):
+            if entry[0] is item:
+                entry[1] = name
+                if i < len(self.items):
+                    self.items[i][1].setText(name)
+                self._fit_width()
+                return
+
+    def getLabel(self, plotItem):
+        return next((label for s, label in self.items if s.item is plotItem), None)
+
+    # --- rows -------------------------------------------------------------------------------------
+    def _place(self, sample, label) -> None:
+        row = len(self.items)
+        self.layout.addItem(sample, row, 0, alignment=Qt.AlignmentFlag.AlignVCenter)
+        self.layout.addItem(label, row, 1)
+        self.items.append((sample, label))
+
+    def _make_row(self) -> None:
+        """The next entry's row, made as ``LegendItem.addItem`` makes it."""
+        item, name, _h = self.entries[len(self.items)]
+        label = pg.LabelItem(
+            name, color=self.opts["labelTextColor"], justify="left",
+            size=self.opts["labelTextSize"],
+        )  # fmt: skip
+        sample = item if isinstance(item, self.sampleType) else self.sampleType(item)
+        sample.sigClicked.connect(self.sigSampleClicked)
+        self._place(sample, label)
+        self.rows_made += 1
+
+    def _rows_seen(self) -> int:
+        """Rows whose top the view box shows (all while it is not laid out)."""
+        n = len(self.entries)
+        vb = self.parentItem()
+        if vb is None or vb.height() <= 0 or self._row_h <= 0:
+            return n
+        top, margin = self.pos().y(), self.layout.getContentsMargins()[1]
+        pitch = self._row_h + self.layout.verticalSpacing()
+        return min(n, max(1, math.ceil((vb.height() - top - margin) / pitch) + 1))
+
+    def fill(self) -> None:
+        """Make the rows the view box now shows (it grew) and lay them out."""
+        want = self._rows_seen()
+        if want <= len(self.items):
+            return
+        while len(self.items) < want:
+            self._make_row()
+        self._lay_out()
+
+    # --- size -------------------------------------------------------------------------------------
+    def _label_width(self, name: str) -> float:
+        """The width of ``name``'s label, as a LabelItem lays it out (its least width)."""
+        # As LabelItem.setText writes it (the colour changes no width).
+        size = self.opts["labelTextSize"]
+        html = f"<span style='color: #ff000000; font-size: {size}'>{name}</span>"
+        w = self._widths.get(html)
+        if w is None:
+            if self._measure is None:
+                self._measure = QGraphicsTextItem()
+            self._measure.setHtml(html)
+            w = self._widths[html] = self._measure.boundingRect().width()
+        return w
+
+    def _fit_width(self) -> None:
+        """The label column as wide as the widest entry's label (made or not)."""
+        made = [label.minimumWidth() for _s, label in self.items]
+        rest = [e[1] for e in self.entries[len(self.items) :]]
+        widest = max(made, default=0.0)
+        if rest:
+            font = QFont(self._measure.font() if self._measure else QGraphicsTextItem().font())
+            font.setPointSizeF(float(str(self.opts["labelTextSize"]).removesuffix("pt")))
+            metrics = QFontMetricsF(font)
+            guess = [metrics.horizontalAdvance(n) for n in rest]
+            top = max(guess)
+            for name, g in zip(rest, guess, strict=True):
+                if g >= top - NEAR_PX or "<" in name or "&" in name:
+                    widest = max(widest, self._label_width(name))
+        self.layout.setColumnMinimumWidth(1, widest)
+
+    def updateSize(self) -> None:
+        """Height and row height as ``LegendItem.updateSize`` and the grid make them."""
+        n = len(self.entries)
+        if not n:
+            self._full_h = self._row_h = 0.0
+            self.layout.setColumnMinimumWidth(1, 0.0)
+            super().updateSize()
+            return
+        if not self.items:
+            self._make_row()
+        fresh = max(SAMPLE_PX, self.items[0][1].minimumHeight())  # a new row's height
+        made = [max(s.height(), label.height()) for s, label in self.items]
+        rest = [
+            max(SAMPLE_PX, h) if h is not None else fresh for *_x, h in self.entries[len(made) :]
+        ]
+        _left, top, _right, bottom = self.layout.getContentsMargins()
+        spacing = self.layout.verticalSpacing()
+        least = top + bottom + n * fresh + (n - 1) * spacing  # the layout's least height
+        self._full_h = max(least, sum(made) + sum(rest))
+        self._row_h = (self._full_h - top - bottom - (n - 1) * spacing) / n
+        for entry in self.entries:  # as laid out next (made rows: read from them)
+            entry[2] = self._row_h
+        want = self._rows_seen()
+        while len(self.items) < want:
+            self._make_row()
+        self._fit_width()
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        k = len(self.items)
+        if not k:
+            return
+        _left, top, _right, bottom = self.layout.getContentsMargins()
+        h = top + bottom + k * self._row_h + (k - 1) * self.layout.verticalSpacing()
+        self.prepareGeometryChange()
+        self.setGeometry(0, 0, 0, h)  # the width: the layout's least (the widest label's)
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, self.width(), max(self.height(), self._full_h))
