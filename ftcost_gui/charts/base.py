@@ -15,6 +15,7 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ..qt_compat import guard_refcount_leak
+from .axis import FastAxis
 from .theme import Theme, theme_for
 
 guard_refcount_leak()
@@ -48,7 +49,11 @@ class PlotView(QWidget):
         self.theme: Theme = theme_for(self.palette())
         self._fixed_theme: Theme | None = None
         self.plot_widget.setMinimumSize(260, 200)
-        self.plot_item: pg.PlotItem = self.plot_widget.addPlot(row=0, col=0, title=title)
+        # The shown axes paint their grid lines as pixel rows (charts/axis.py).
+        axes = {side: FastAxis(side) for side in AXES}
+        self.plot_item: pg.PlotItem = self.plot_widget.addPlot(
+            row=0, col=0, title=title, axisItems=axes
+        )
         self.plot_item.showGrid(y=True, alpha=0.25)
         # Major and minor ticks only: the third tick level's faint grid lines cost ~8 ms of axis
         # painting per redraw (benchmarks/bench_gui.py) and add nothing readable.
