@@ -8,7 +8,9 @@ from __future__ import annotations
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.config import ExtraValues
 
+from . import validated
 from ._field import fld
 from .architecture import LoraTarget, ModelSpec
 from .gpu_spec import (  # noqa: F401 (re-exported)
@@ -500,6 +502,9 @@ class OverheadSpec(BaseModel):
     )
 
 
+_DEFAULTS = (None, None, None, None, None)  # model_validate's other options, not given
+
+
 class EstimateInputs(BaseModel):
     """Everything one estimate needs."""
 
@@ -514,6 +519,35 @@ class EstimateInputs(BaseModel):
     overheads: OverheadSpec = Field(default_factory=OverheadSpec)
     spot: SpotSpec = Field(default_factory=SpotSpec)
     project: ProjectSpec = Field(default_factory=ProjectSpec)
+
+    @classmethod
+    def model_validate(
+        cls,
+        obj: Any,
+        *,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        from_attributes: bool | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """``BaseModel.model_validate``. A document (a dict, validated laxly as by default) has
+        its sections equal to those of the last inputs validated taken as those objects
+        (core/validated.py: the same result; an edit's document validates what it changed)."""
+        if (
+            type(obj) is not dict
+            or strict
+            or (extra, from_attributes, context, by_alias, by_name) != _DEFAULTS
+        ):
+            return super().model_validate(
+                obj, strict=strict, extra=extra, from_attributes=from_attributes,
+                context=context, by_alias=by_alias, by_name=by_name,
+            )  # fmt: skip
+        known, raws = validated.known_sections(obj)
+        inputs = cls.__pydantic_validator__.validate_python(known)
+        validated.remember(inputs, raws)
+        return inputs
 
     @model_validator(mode="after")
     def _check(self) -> Self:

@@ -1,0 +1,109 @@
+"""A document validated after others (core/validated.py reuses the sections it repeats) gives
+what validating it with nothing remembered gives: the same inputs, or the same errors."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from ftcost_gui.core import EstimateInputs, validated
+
+from .strategies import examples, input_docs, layout, repair
+
+EDITS = settings(max_examples=examples(0.1, least=200))
+
+
+def _outcome(doc: dict[str, Any]) -> str:
+    """repr of the inputs (values and types, NaN equal to NaN), or the errors' text."""
+    try:
+        return repr(EstimateInputs.model_validate(doc))
+    except ValidationError as e:
+        return str(e)
+
+
+def _cold(doc: dict[str, Any]) -> str:
+    validated.VALIDATED_MEMO.clear()
+    return _outcome(doc)
+
+
+def _edited(doc: dict[str, Any], index: int, code: int) -> dict[str, Any]:
+    doc = copy.deepcopy(doc)
+    path, decode = layout()[index]
+    node = doc
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = decode(code)
+    return doc
+
+
+@EDITS
+@given(input_docs(), st.integers(0, len(layout()) - 1), st.integers(0, 2**32 - 1))
+def test_a_document_after_an_edit_validates_as_it_does_alone(doc, index, code):
+    edited = _edited(doc, index, code)  # one field drawn anew, repaired or not: errors too
+    for after in (edited, repair(copy.deepcopy(edited))):
+        _cold(copy.deepcopy(doc))
+        warm = _outcome(copy.deepcopy(after))
+        assert warm == _cold(after)
+
+
+@EDITS
+@given(input_docs(), input_docs())
+def test_a_document_after_any_other_validates_as_it_does_alone(doc, other):
+    _cold(doc)
+    warm = _outcome(other)
+    assert warm == _cold(other)
+
+
+def test_repeated_sections_are_the_validated_objects():
+    doc = EstimateInputs().model_dump(mode="json")
+    first = EstimateInputs.model_validate(doc)
+    doc["efficiency"]["mfu"] = 0.3
+    second = EstimateInputs.model_validate(doc)
+    for name in EstimateInputs.model_fields:
+        assert (getattr(second, name) is getattr(first, name)) is (name != "efficiency"), name
+    # python-mode dumps (tuples, nested sections) are recognized too
+    third = EstimateInputs.model_validate(second.model_dump())
+    assert all(getattr(third, n) is getattr(second, n) for n in EstimateInputs.model_fields)
+
+
+@pytest.mark.parametrize(
+    ("section", "name", "value", "expected"),
+    [
+        ("model", "num_layers", 32.0, 32),  # an int field given a whole float
+        ("model", "fused_qkv", 0, False),  # a bool field given a number
+        ("data", "epochs", 3, 3.0),  # a float field given an int
+        ("training", "lora_targets", ["q_proj", "v_proj"], ("q_proj", "v_proj")),
+    ],
+)
+def test_equal_values_of_other_types_validate_alike(section, name, value, expected):
+    doc = EstimateInputs().model_dump(mode="json")
+    doc[section][name] = expected if not isinstance(expected, tuple) else list(expected)
+    first = EstimateInputs.model_validate(doc)
+    doc[section][name] = value
+    warm = EstimateInputs.model_validate(doc)
+    assert repr(warm) == _cold(doc) and getattr(getattr(warm, section), name) == expected
+    assert type(getattr(getattr(warm, section), name)) is type(
+        getattr(getattr(first, section), name)
+    )
+
+
+def test_a_document_changed_after_validation_is_validated_anew():
+    doc = EstimateInputs().model_dump(mode="json")
+    EstimateInputs.model_validate(doc)
+    doc["hardware"]["gpu"]["memory_gib"] = 40.0  # in place: the remembered copy is not changed
+    doc["training"]["lora_targets"].append("up_proj")
+    again = EstimateInputs.model_validate(doc)
+    assert again.hardware.gpu.memory_gib == 40.0
+    assert again.training.lora_targets[-1] == "up_proj"
+    doc["data"]["epochs"] = -1.0  # out of range: the error as without any memo
+    with pytest.raises(ValidationError) as warm:
+        EstimateInputs.model_validate(doc)
+    assert str(warm.value) == _cold(doc)
+    doc["data"]["epochs"] = 1.0
+    doc["spot"]["unknown_field"] = 1  # one field more: validated, refused
+    assert "unknown_field" in _outcome(doc)
