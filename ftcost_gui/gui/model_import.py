@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -32,19 +32,15 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.architecture import ModelSpec, count_params
-from ..io.hf_cache import CachedModel, hf_cache_dir, scan_hf_cache
-from ..io.hf_config import ModelConfigError, config_path, load_hf_config, read_hf_config
-from ..io.safetensors_header import (
-    INDEX_NAME,
-    SafetensorsCount,
-    SafetensorsError,
-    count_safetensors,
-)
 from ..present.text import fmt_count, fmt_exact
 from .model_ui import apply_model, spec_from_partial
 from .muted_label import MutedLabel
 from .panels.model_panel import ModelPanel
 from .services import ActionSpec, WindowServices
+
+if TYPE_CHECKING:  # the readers load with the first import or cache scan, not the window
+    from ..io.hf_cache import CachedModel
+    from ..io.safetensors_header import SafetensorsCount
 
 APP_TITLE = "ftcost"
 CONFIG_FILTER = "Model config (config.json *.json);;All files (*)"
@@ -71,6 +67,8 @@ class ModelImport:
 
 
 def _has_checkpoint(folder: Path) -> bool:
+    from ..io.safetensors_header import INDEX_NAME
+
     try:
         return (folder / INDEX_NAME).is_file() or any(folder.glob("*.safetensors"))
     except OSError:
@@ -79,6 +77,9 @@ def _has_checkpoint(folder: Path) -> bool:
 
 def read_model(path: str | os.PathLike[str], name: str = "") -> ModelImport:
     """Read a config.json (or a folder holding one) and count the safetensors beside it."""
+    from ..io.hf_config import ModelConfigError, config_path, load_hf_config
+    from ..io.safetensors_header import SafetensorsError, count_safetensors
+
     p = Path(path).expanduser()
     try:
         cfg = config_path(p)
@@ -101,6 +102,8 @@ def read_model(path: str | os.PathLike[str], name: str = "") -> ModelImport:
 
 def config_model_type(path: Path | None) -> str:
     """The ``model_type`` a config.json names ('' when unreadable)."""
+    from ..io.hf_config import ModelConfigError, read_hf_config
+
     if path is None:
         return ""
     try:
@@ -198,9 +201,13 @@ class CachedModelsDialog(QDialog):
 
     # --- content ---------------------------------------------------------------------------------
     def cache_dir(self) -> Path:
+        from ..io.hf_cache import hf_cache_dir
+
         return Path(self.root).expanduser() if self.root is not None else hf_cache_dir()
 
     def rescan(self) -> list[CachedModel]:
+        from ..io.hf_cache import scan_hf_cache
+
         folder = self.cache_dir()
         self.models = scan_hf_cache(folder)
         source = "chosen folder" if self.root is not None else cache_source()

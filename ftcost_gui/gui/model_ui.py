@@ -8,15 +8,17 @@ checkpoint count), the training panel (LoRA target counts) and the import dialog
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from ..core.architecture import ModelSpec, count_params, effective_counts
 from ..core.catalog import ModelPreset
-from ..io.safetensors_header import SafetensorsCount
 from ..present.text import fmt_context, fmt_count, fmt_exact
 from .store import EstimateStore
+
+if TYPE_CHECKING:  # the header reader loads with the first model import
+    from ..io.safetensors_header import SafetensorsCount
 
 CUSTOM = "__custom__"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -25,7 +25,6 @@ from ...core.architecture import ModelSpec
 from ...core.catalog import ModelPreset
 from ...core.inputs import EstimateInputs
 from ...io.resources import builtin_presets
-from ...io.safetensors_header import SafetensorsCount
 from ..binding import signals_blocked
 from ..model_ui import (
     CUSTOM,
@@ -39,6 +38,9 @@ from ..model_ui import (
     same_architecture,
 )
 from .form import FormPanel
+
+if TYPE_CHECKING:  # the header reader loads with the first model import
+    from ...io.safetensors_header import SafetensorsCount
 
 __all__ = ["CUSTOM", "ModelPanel", "PresetPicker"]
 
