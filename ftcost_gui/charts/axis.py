@@ -17,8 +17,10 @@ to replay: the specs are kept instead); on any other device (SVG export, a QPict
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pyqtgraph as pg
-from PySide6.QtCore import QLineF, QPointF, QRect, Qt
+from PySide6.QtCore import QLineF, QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QPaintEngine, QPainter, QPen, QPicture, QTransform
 
 _RASTER = QPaintEngine.Type.Raster
@@ -87,6 +89,29 @@ def _one_to_one_raster(p: QPainter) -> bool:
     )
 
 
+class _Measuring:
+    """The QPicture painter ``generateDrawSpecs`` measures tick labels with (its only uses:
+    ``setFont`` and ``boundingRect``), remembering each label's rectangle: the same labels
+    come back edit after edit ("10", "20", …), and each measure lays the text out."""
+
+    _known: ClassVar[dict[tuple, QRectF]] = {}
+
+    def __init__(self, painter: QPainter):
+        self._painter = painter
+
+    def setFont(self, font) -> None:
+        self._painter.setFont(font)
+
+    def boundingRect(self, rect: QRectF, flags, text: str) -> QRectF:
+        key = (self._painter.font().key(), rect.getRect(), int(flags), text)
+        known = self._known.get(key)
+        if known is None:
+            if len(self._known) > 4096:
+                self._known.clear()
+            known = self._known[key] = self._painter.boundingRect(rect, flags, text)
+        return QRectF(known)  # pyqtgraph changes the rectangles it is given
+
+
 class FastAxis(pg.AxisItem):
     """``pg.AxisItem`` that paints its lines and labels directly on raster devices."""
 
@@ -111,7 +136,7 @@ class FastAxis(pg.AxisItem):
             try:
                 if self.style["tickFont"]:
                     painter.setFont(self.style["tickFont"])
-                specs = self.generateDrawSpecs(painter)
+                specs = self.generateDrawSpecs(_Measuring(painter))
                 font = painter.font()
             finally:
                 painter.end()
@@ -127,6 +152,17 @@ class FastAxis(pg.AxisItem):
             self.drawPicture(p, axis_spec, tick_specs, text_specs)
         finally:
             p.restore()
+
+    def _updateLabel(self) -> None:
+        """pyqtgraph sets the axis title's HTML again on every range change (each edit), which
+        lays the title out anew; set it only when it reads differently."""
+        html = self.labelString()
+        if html != getattr(self, "_label_html", None):  # (pyqtgraph's __init__ sets it first)
+            self.label.setHtml(html)
+        self._label_html = html
+        self._adjustSize()
+        self.picture = None
+        self.update()
 
     def _record(self, axis_spec, tick_specs, text_specs) -> QPicture:
         """The picture pyqtgraph's ``paint`` records from these specs."""

@@ -129,3 +129,52 @@ def test_grid_lines_are_filled_not_stroked(qapp, monkeypatch):
     assert fills["n"] >= len(grid)
     assert lines and not any(lines)  # the axis line (vertical) only
     widget.close()
+
+
+def test_range_changes_do_not_set_the_axis_title_again(qapp, monkeypatch):
+    """pyqtgraph sets an axis title's HTML on every range change (each edit); the title is set
+    only when it reads differently (a new label, a palette change)."""
+    widget = _plot(FastAxis, dark=False)
+    widget.show()
+    qapp.processEvents()
+    axis = widget.getPlotItem().getAxis("left")
+    calls: list[str] = []
+    set_html = type(axis.label).setHtml
+    ours = {id(axis.label), id(widget.getPlotItem().getAxis("bottom").label)}
+
+    def counting(item, html):
+        if id(item) in ours:  # (the hidden top and right axes are pyqtgraph's)
+            calls.append(html)
+        set_html(item, html)
+
+    monkeypatch.setattr(type(axis.label), "setHtml", counting)
+    for y_max in (9.5, 41.3, 12.0, 30.0):
+        widget.getPlotItem().setYRange(0, y_max)
+        qapp.processEvents()
+    assert calls == [], calls
+    axis.setLabel("USD per run")
+    axis.setTextPen(pg.mkPen("#e0e0e0"))
+    assert len(calls) == 2 and "USD per run" in calls[-1] and "#e0e0e0" in calls[-1]
+    widget.close()
+
+
+def test_tick_labels_are_measured_once(qapp, monkeypatch):
+    """Each tick label is laid out to measure it the first time it is drawn, not on every
+    range change that brings it back."""
+    widget = _plot(FastAxis, dark=False)
+    widget.show()
+    qapp.processEvents()
+    measured: list[str] = []
+    bounding = QPainter.boundingRect
+
+    def counting(painter, *args):
+        measured.append(args[-1])
+        return bounding(painter, *args)
+
+    monkeypatch.setattr(QPainter, "boundingRect", counting)
+    for _ in range(2):
+        for y_max in (9.5, 41.3, 0.07):
+            widget.getPlotItem().setYRange(0, y_max, padding=0)
+            widget.grab()
+    assert measured and len(measured) == len(set(measured))
+    widget.close()
