@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QWidget
 
@@ -71,6 +71,29 @@ def count_label_y(total_gib: float, band: tuple[float, float] | None, line_gib: 
     return y
 
 
+class Bars(pg.BarGraphItem):
+    """``pg.BarGraphItem`` that remembers its bounding rectangle until its bars or the view's
+    transform change: the scene asks for it ~50 times per edit, and pyqtgraph works out the
+    pixel size (the pen's padding) anew each time."""
+
+    def __init__(self, **opts):
+        self._bounds: QRectF | None = None
+        super().__init__(**opts)
+
+    def setOpts(self, **opts) -> None:
+        self._bounds = None
+        super().setOpts(**opts)
+
+    def viewTransformChanged(self) -> None:
+        self._bounds = None  # a range change or resize: another pixel size
+        super().viewTransformChanged()
+
+    def boundingRect(self) -> QRectF:
+        if self._bounds is None:
+            self._bounds = super().boundingRect()
+        return QRectF(self._bounds)
+
+
 class MemoryPlot(PlotView):
     """Stacked memory parts of each method (core.series.MemoryBars: full / 8-bit / LoRA / QLoRA,
     and the current method when it is another), on the current GPU count."""
@@ -90,10 +113,10 @@ class MemoryPlot(PlotView):
             "sequence) to high (the allocator at its measured worst)."
         )
         pi.setMouseEnabled(x=False, y=False)
-        self.bars: dict[str, pg.BarGraphItem] = {}
+        self.bars: dict[str, Bars] = {}
         for key in MEMORY_PART_LABELS:
             color = QColor(PART_COLORS[key])
-            item = pg.BarGraphItem(
+            item = Bars(
                 x=[0], height=[0], y0=[0], width=WIDTH, brush=color,
                 pen=pg.mkPen(self.theme.background, width=0.5),
             )  # fmt: skip
@@ -102,7 +125,7 @@ class MemoryPlot(PlotView):
         self._legend_keys: tuple[str, ...] = ()
         self._legend_extra: LegendExtra = ()
         self._show_legend(tuple(k for k in MEMORY_PART_LABELS if k not in OBJECTIVE_MEMORY_PARTS))
-        self.highlight = pg.BarGraphItem(
+        self.highlight = Bars(
             x=[0], height=[0], y0=[0], width=WIDTH + 0.08, brush=None,
             pen=pg.mkPen(self.theme.foreground, width=2.5, style=Qt.PenStyle.DashLine),
         )  # fmt: skip

@@ -215,3 +215,41 @@ def test_an_edit_that_resizes_the_plots_paints_each_once(plot_paints, window):
         store.recompute_now()
         QApplication.processEvents()
         assert sorted(plot_paints) == ["cost_plot", "memory_plot"], step
+
+
+def test_the_memory_bars_bounds_are_worked_out_once_per_change(window, monkeypatch):
+    """The scene asks each bar for its bounding rectangle dozens of times per edit; pyqtgraph
+    works it out (pixel size and all) only when the bars or the view's transform changed, and
+    what is remembered is what it would work out now — after edits and resizes."""
+    from ftcost_gui.charts.memory_plot import Bars
+
+    plot = window.charts.memory_plot
+    store = window.store
+    worked = {"n": 0}
+    bounds = pg.BarGraphItem.boundingRect
+
+    def counting(item):
+        worked["n"] += 1
+        return bounds(item)
+
+    monkeypatch.setattr(pg.BarGraphItem, "boundingRect", counting)
+    box = window.form_tabs.panels["training"].editor("training", "cpu_offload_optimizer")
+    items = [*plot.bars.values(), plot.highlight]
+    remembered = Bars.boundingRect
+    for i, edit in enumerate(
+        [
+            lambda: store.set_field("data", "max_seq_len", 2560),
+            lambda: box.setChecked(not box.isChecked()),
+            lambda: window.resize(window.width() - 40, window.height() - 30),
+            lambda: store.set_field("efficiency", "mfu", 0.37),
+            lambda: box.setChecked(not box.isChecked()),
+            lambda: store.set_field("data", "max_seq_len", 4096),
+        ]
+    ):
+        worked["n"] = 0
+        edit()
+        store.recompute_now()
+        QApplication.processEvents()
+        assert worked["n"] <= 3 * len(items), i  # pyqtgraph's: ~50 per edit
+        for item in items:  # and each is what pyqtgraph would answer now
+            assert remembered(item) == bounds(item), i
