@@ -15,13 +15,20 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .checks import measured_mfu, simple_rules, simple_rules_fixed, step_check
-from .comm import CommPlan
 from .layout import memory_status
 from .plan import Plan, RowPlan
-from .ranges import exposed_comm, range_summary
+from .ranges import _exposed, exposed_comm, range_summary
 from .results import EstimateResult, LayoutSummary, made
 from .rl_summary import alignment_fixed, alignment_summary
-from .time_cost import RunTime, price_run, run_time, time_breakdown, time_breakdown_fixed
+from .time_cost import (
+    Run,
+    RunTime,
+    generation_shape,
+    price_run,
+    runner,
+    time_breakdown,
+    time_breakdown_fixed,
+)
 from .units import fmt_gib
 
 
@@ -34,7 +41,11 @@ class Fixed(NamedTuple):
     simple: dict[str, object]  # checks.simple_rules_fixed
     alignment: dict[str, object]  # rl_summary.alignment_fixed
     near_limit: str | None  # the near-limit warning, if the memory is near its limit
-    exposed: CommPlan | None  # the ranges' high end: communication none of which is hidden
+    # run_time of the plan, of its alternative (checkpointing "auto") and of the ranges' high
+    # end (communication none of which is hidden; None: no such band), bound (time_cost.runner)
+    run: Run
+    run_alt: Run | None
+    run_exposed: Run | None
 
 
 def fixed(p: Plan) -> Fixed:
@@ -47,6 +58,7 @@ def fixed(p: Plan) -> Fixed:
 
 def _fixed(p: Plan) -> Fixed:
     inputs = p.inputs
+    exposed = exposed_comm(p.time)
     # Article 001's usable memory: the reported total × 85% (the allocator-efficiency field).
     article_usable = p.memory.capacity_bytes * inputs.hardware.usable_memory_fraction
     return Fixed(
@@ -56,7 +68,9 @@ def _fixed(p: Plan) -> Fixed:
         simple_rules_fixed(inputs, p.counts, p.tokens, article_usable, p.layout.checkpointing),
         alignment_fixed(p),
         near_limit_warning(p),
-        exposed_comm(p.time),
+        runner(p.time),
+        None if p.alternative is None else runner(p.alternative.time),
+        None if exposed is None else runner(_exposed(p, exposed)),
     )
 
 
@@ -110,13 +124,23 @@ def finish(p: Plan) -> EstimateResult:
     inputs, t = p.inputs, p.time
     warnings = list(p.warnings)
     od = inputs.hardware.gpu.on_demand_usd_per_hour
-    mfu = t.mfu.mfu
-    rt = run_time(t, mfu, od)
-    prices = price_run(inputs, t, rt, p.checkpoint, p.nodes, warnings)
+    mfu, shape, run, run_exposed = t.mfu.mfu, generation_shape(t), f.run, f.run_exposed
+    rt = run(mfu, od, shape)
+
+    def at(mfu: float, price: float) -> RunTime:
+        return run(mfu, price, shape)
+
+    exposed_at = None
+    if run_exposed is not None:
+
+        def exposed_at(mfu: float, price: float) -> RunTime:
+            return run_exposed(mfu, price, shape)
+
+    prices = price_run(inputs, t, rt, p.checkpoint, p.nodes, warnings, at)
     alt_rt = None
-    if p.alternative is not None:
-        alt = p.alternative.time
-        alt_rt = run_time(alt, alt.mfu.mfu, od)
+    if f.run_alt is not None:
+        alt = p.alternative.time  # type: ignore[union-attr]
+        alt_rt = f.run_alt(alt.mfu.mfu, od, generation_shape(alt))
     if f.near_limit is not None:
         warnings.append(f.near_limit)
     peak, n = t.peak, t.num_gpus
@@ -136,7 +160,7 @@ def finish(p: Plan) -> EstimateResult:
             "measured_mfu": measured_mfu(inputs, p.flops, peak, warnings),
             "simple": simple_rules(f.simple, peak, mfu),
             "alignment": alignment_summary(p, rt, f.alignment),
-            "ranges": range_summary(p, rt, prices, f.exposed),
+            "ranges": range_summary(p, rt, prices, (at, exposed_at)),
             "warnings": tuple(warnings),
         },
     )

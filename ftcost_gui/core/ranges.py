@@ -23,7 +23,7 @@ low ≤ expected ≤ high holds for every figure over the whole input space
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from . import alignment
 from .comm import CommPlan
@@ -149,11 +149,22 @@ def _memory_band(p: Plan) -> tuple[Band, float, bool]:
     return band
 
 
+_Run = Callable[[float, float], RunTime]
+
+
 def range_summary(
-    p: Plan, rt: RunTime, prices: Prices, exposed: CommPlan | None = None
+    p: Plan, rt: RunTime, prices: Prices, runs: tuple[_Run, _Run | None] | None = None
 ) -> RangeSummary:
-    """Every band of the estimate finished from ``p`` at ``rt`` with these prices (``exposed``:
-    the plan's ``exposed_comm``, known)."""
+    """Every band of the estimate finished from ``p`` at ``rt`` with these prices. ``runs``:
+    ``run_time`` of the plan and of its ``_exposed`` plan (None: no communication band) at an
+    MFU and a price, when bound already (finishing.py)."""
+    if runs is None:
+        t, exposed_plan = p.time, _exposed(p)
+        runs = (
+            lambda mfu, price: run_time(t, mfu, price),
+            None if exposed_plan is t else lambda mfu, price: run_time(exposed_plan, mfu, price),
+        )
+    run, run_exposed = runs
     inputs, cost, project = p.inputs, prices.cost, prices.project
     eff, gpu = inputs.efficiency, inputs.hardware.gpu
     memory_bytes, worst, high_fits = _memory_band(p)
@@ -163,19 +174,18 @@ def range_summary(
     # measured above its derived peak: achievable > 1).
     mfu_hi = max(mfu, min(mfu * (1 + eff.mfu_band), 1.0))
     mfu_lo = mfu * (1 - eff.mfu_band)
-    exposed_plan = _exposed(p, exposed)
-    comm_band = exposed_plan is not p.time
+    comm_band = run_exposed is not None
     od_lo, od, od_hi = _price_band(p)
     # price_run's ends of the MFU band where they are these (the same run_time arguments but
     # the price, which only its last product reads)
     if mfu_hi == min(mfu * (1 + eff.mfu_band), 1.0):
         fast = _at_price(prices.fast, od, od_lo)
     else:
-        fast = run_time(p.time, mfu_hi, od_lo)
-    if prices.slow is not None and not comm_band:
+        fast = run(mfu_hi, od_lo)
+    if prices.slow is not None and run_exposed is None:
         slow = _at_price(prices.slow, od, od_hi)
     else:
-        slow = run_time(exposed_plan, mfu_lo, od_hi)
+        slow = (run if run_exposed is None else run_exposed)(mfu_lo, od_hi)
     hours = SECONDS_PER_HOUR
     spot = None
     if gpu.spot_usd_per_hour is not None:

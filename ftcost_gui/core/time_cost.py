@@ -11,6 +11,7 @@ from comm.py (bytes per step over the link, less what overlaps compute), per opt
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import NamedTuple
 
 from . import calibration as cal
@@ -206,6 +207,58 @@ def run_time(plan: TimePlan, mfu: float, od_price: float) -> RunTime:
     )  # fmt: skip
 
 
+# run(mfu, od_price, shape): a time plan's run time (``runner``).
+Run = Callable[[float, float, "float | None"], RunTime]
+_tuple_new = tuple.__new__
+
+
+def runner(plan: TimePlan) -> Run:
+    """``run_time(plan, mfu, od)`` as ``run(mfu, od, shape)``, the plan's MFU-free operands bound
+    once (an MFU edit's finish runs five: finishing.Fixed keeps its plan's). ``shape``: the
+    MFU default's shape when the plan's MFU is the default's, else None
+    (``generation_compute_mfu``); any plan equal to ``plan`` but in its MFU choice gives the
+    same run time. The arithmetic is run_time's, operation for operation (tests/core/test_sweep.py
+    compares them exactly)."""
+    n, flops, peak, qlora = plan.num_gpus, plan.total_flops, plan.peak, plan.qlora_flat
+    comm_flat, steps = plan.comm_flat, plan.steps
+    comm_s_step, overlap = plan.comm.seconds_per_step, plan.comm.overlap
+    offload, interval, write_s = plan.offload_slowdown, plan.ckpt_interval_s, plan.ckpt_write_s
+    fixed, billed = plan.fixed_wall_s, plan.rented_gpus + plan.extra_gpus
+    ev, rl, gen_mfu = plan.eval_gen, plan.rl_gen, plan.gen_mfu
+    no_rl = rl is rollout.NO_GENERATION
+    wall_s = rollout.wall_s
+
+    def run(mfu: float, od_price: float, shape: float | None) -> RunTime:
+        busy_wall_s = flops / (peak * mfu) * qlora / n
+        if comm_flat is not None:
+            comm_s = comm_flat * busy_wall_s
+        else:  # comm.exposed_s per optimizer step
+            comm_s = steps * max(0.0, comm_s_step - overlap * (busy_wall_s / steps))
+        train_wall_s = (busy_wall_s + comm_s) * offload
+        compute_gpu_s = train_wall_s * n
+        writes = int(train_wall_s // interval)
+        ckpt_s = writes * write_s
+        gen = mfu if shape is None else min(mfu / shape, 1.0)
+        eval_s = wall_s(ev, peak, gen, gen_mfu)
+        rl_s = 0.0 if no_rl else wall_s(rl, peak, gen, gen_mfu)
+        held_wall_s = fixed + train_wall_s + ckpt_s + eval_s + rl_s
+        held_gpu_h = billed * held_wall_s / SECONDS_PER_HOUR
+        return _tuple_new(
+            RunTime,
+            (
+                flops / compute_gpu_s, busy_wall_s, comm_s, compute_gpu_s, train_wall_s, ckpt_s,
+                writes, eval_s, rl_s, held_wall_s, held_gpu_h, held_gpu_h * od_price,
+            ),
+        )  # fmt: skip
+
+    return run
+
+
+def generation_shape(plan: TimePlan) -> float | None:
+    """``runner``'s ``shape`` of this plan's MFU choice."""
+    return plan.mfu.default.shape if plan.mfu.source == "default" else None
+
+
 # The last few collectives' results: frozen, shared by the results of one layout (an MFU or
 # price edit moves none of them).
 _COLLECTIVES_MEMO: list[tuple[tuple[Collective, ...], tuple[CollectiveResult, ...]]] = []
@@ -326,8 +379,10 @@ def price_run(
     checkpoint: Checkpoint,
     nodes: int,
     warnings: list[str],
+    run: Callable[[float, float], RunTime] | None = None,
 ) -> Prices:
-    """Cost per run (on-demand, spot), checkpoints and the project budget around it."""
+    """Cost per run (on-demand, spot), checkpoints and the project budget around it (``run``:
+    ``run_time`` of ``plan`` at an MFU and a price, when bound already)."""
     eff, ov, sp, pj = inputs.efficiency, inputs.overheads, inputs.spot, inputs.project
     gpu = inputs.hardware.gpu
     od = gpu.on_demand_usd_per_hour
@@ -348,8 +403,10 @@ def price_run(
     mfu = plan.mfu.mfu
     hi = min(mfu * (1 + eff.mfu_band), 1.0)
     lo = mfu * (1 - eff.mfu_band)
-    fast = run_time(plan, hi, od)
-    slow = run_time(plan, lo, od) if lo > 0 else None
+    if run is None:
+        run = lambda mfu, price: run_time(plan, mfu, price)  # noqa: E731
+    fast = run(hi, od)
+    slow = run(lo, od) if lo > 0 else None
     low_usd = fast.on_demand_usd
     high_usd = math.inf if slow is None else slow.on_demand_usd
     idle_s = ov.idle_hours_per_run * SECONDS_PER_HOUR

@@ -68,16 +68,33 @@ def test_an_mfu_or_price_edit_makes_nothing_of_the_plan_again(made_once, inputs)
 
 def test_an_mfu_edit_runs_five_run_times_at_most(monkeypatch):
     """The run at the MFU, the alternative's, the MFU band's two ends and the exposed
-    communication's slow end: no more (the ranges reuse price_run's ends)."""
-    runs = _counted(monkeypatch, finishing, "run_time")
-    priced = _counted(monkeypatch, time_cost, "run_time")
-    ranged = _counted(monkeypatch, importlib.import_module("ftcost_gui.core.ranges"), "run_time")
+    communication's slow end: no more (the ranges reuse price_run's ends), each by a runner
+    bound once per plan (time_cost.runner), none by run_time."""
+    runs = {"n": 0, "bound": 0}
+    real = finishing.runner
+
+    def counting_runner(t):
+        runs["bound"] += 1
+        run = real(t)
+
+        def counted(*args):
+            runs["n"] += 1
+            return run(*args)
+
+        return counted
+
+    monkeypatch.setattr(finishing, "runner", counting_runner)
+    called = [
+        _counted(monkeypatch, module, "run_time")
+        for module in (time_cost, importlib.import_module("ftcost_gui.core.ranges"))
+    ]
+    remembered.clear()
     inputs = make()
     estimate_mod.estimate(inputs)
-    for k in (runs, priced, ranged):
-        k["n"] = 0
+    assert runs["bound"] == 3  # the plan's, its alternative's, the exposed communication's
+    runs["n"] = 0
     estimate_mod.estimate(inputs.edited("efficiency", mfu=0.33))
-    assert (runs["n"], priced["n"], ranged["n"]) == (2, 2, 1)
+    assert runs == {"n": 5, "bound": 3} and [c["n"] for c in called] == [0, 0]
 
 
 def test_a_plans_memo_is_not_part_of_its_value():

@@ -11,7 +11,7 @@ import pytest
 from ftcost_gui.core.estimate import plan
 from ftcost_gui.core.inputs import EstimateInputs
 from ftcost_gui.core.sweep import sweep, sweep_columns
-from ftcost_gui.core.time_cost import run_time, spot_factor
+from ftcost_gui.core.time_cost import generation_shape, run_time, runner, spot_factor
 
 MFUS = [0.013, 0.05, 0.1, 0.2, 0.26, 0.37, 0.5, 0.61, 0.8, 0.95, 1.0, 1.2]
 
@@ -105,3 +105,22 @@ def test_the_cost_band_is_run_times_figure_at_each_end(inputs):
     low, high = cost_band(p, MFUS)
     assert low == tuple(run_time(p.time, m, od_lo).on_demand_usd for m in MFUS)
     assert high == tuple(run_time(_exposed(p), m, od_hi).on_demand_usd for m in MFUS)
+
+
+@pytest.mark.parametrize("inputs", VARIANTS.values(), ids=VARIANTS.keys())
+def test_a_bound_runner_is_run_time_exactly(inputs):
+    """time_cost.runner (the finish's five run times) bound to a plan gives run_time's figures
+    to the bit, for that plan's MFU choice and for other choices of an otherwise equal plan
+    (a remembered plan's runner serves every MFU edit)."""
+    p = plan(inputs)
+    od = inputs.hardware.gpu.on_demand_usd_per_hour
+    run = runner(p.time)
+    for edit in ({"mfu": None}, {"mfu": 0.41}, {"mfu": None, "stack_efficiency": 0.7}):
+        t = plan(inputs.edited("efficiency", **edit)).time
+        assert t._replace(mfu=p.time.mfu) == p.time  # equal but in the MFU choice
+        for mfu in MFUS:
+            for price in (od, 0.0, 7.5):
+                expected = run_time(t, mfu, price)
+                got = run(mfu, price, generation_shape(t))
+                assert type(got) is type(expected) and got == expected
+                assert [type(v) for v in got] == [type(v) for v in expected]
