@@ -11,7 +11,7 @@ from contextlib import contextmanager
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QBrush, QFontMetricsF
+from PySide6.QtGui import QBrush, QFontMetricsF, QPen
 from PySide6.QtWidgets import QWidget
 
 from ..core.results import MEMORY_PART_LABELS
@@ -281,6 +281,7 @@ class ScenarioCostPlot(CostPlot):
         self.curves: list[Curve] = []  # one per scenario, kept between calls
         self.spot_curves: list[Curve] = []  # the scenarios' that have a spot price
         self._spot_items: list[Curve | None] = []  # per scenario
+        self._pens: dict[tuple[str, float, Qt.PenStyle], QPen] = {}
         self._brushes: dict[str, QBrush] = {}  # marker brush per colour, reused (its symbol
         # is rendered once per brush: pyqtgraph caches symbols by the brush object)
         self._drawn_as: list[tuple[object, object]] = []  # per scenario: (its curve, its look)
@@ -369,11 +370,9 @@ class ScenarioCostPlot(CostPlot):
                 style = (
                     Qt.PenStyle.SolidLine if i < len(SCENARIO_COLORS) else Qt.PenStyle.DashDotLine
                 )
-                item.setPen(pg.mkPen(color, width=3.2 if i == active else 2.0, style=style))
+                item.setPen(self._pen(color, 3.2 if i == active else 2.0, style))
                 if self._spot_items[i] is not None:
-                    self._spot_items[i].setPen(
-                        pg.mkPen(color, width=1.4, style=Qt.PenStyle.DashLine)
-                    )
+                    self._spot_items[i].setPen(self._pen(color, 1.4, Qt.PenStyle.DashLine))
                 if was_look is None or label != was_look[2]:  # renamed, or (un)selected
                     item.opts["name"] = label
                     legend.set_name(item, label)
@@ -410,6 +409,14 @@ class ScenarioCostPlot(CostPlot):
         self.band_label.setPos(sum(BAND) / 2, (ymax or 1.0) * 0.01)
         self.od = self.ods[0] if self.ods else np.array([])
         self.spot = self.spots[0] if self.spots else None
+
+    def _pen(self, color: str, width: float, style: Qt.PenStyle) -> QPen:
+        """One pen per look, shared by the curves drawn in it (mkPen: ~0.1 ms each)."""
+        key = (color, width, style)
+        pen = self._pens.get(key)
+        if pen is None:
+            pen = self._pens[key] = pg.mkPen(color, width=width, style=style)
+        return pen
 
     def scenario_values_at(self, mfu_pct: float) -> list[tuple[str, float, float | None]] | None:
         """(name, on-demand, spot) per scenario, interpolated on the sweep; None outside it."""
