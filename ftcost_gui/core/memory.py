@@ -239,7 +239,9 @@ class MemoryModel:
         Exactly ``sum(phase_parts(n, phase).values())`` (the same values summed in the same
         order), remembered per n for this model: finding the GPU count, the peak moment and the
         split ask for the same n several times (issue 17: one dict of parts per step, not 22)."""
-        cache: dict[int, tuple[float, ...]] = self.__dict__.setdefault("_phase_totals", {})
+        cache: dict[int, tuple[float, ...]] | None = self.__dict__.get("_phase_totals")
+        if cache is None:
+            cache = self.__dict__["_phase_totals"] = {}
         totals = cache.get(n)
         if totals is None:
             reserve = 1.0 / self.allocator_efficiency - 1.0
@@ -260,8 +262,15 @@ class MemoryModel:
         return self.phase_parts(n, self.peak_phase(n))
 
     def total(self, n: int) -> float:
-        """Device total on each of n GPUs: allocated + allocator reserve + CUDA context."""
-        return max(self.phase_totals(n))
+        """Device total on each of n GPUs: allocated + allocator reserve + CUDA context
+        (remembered per n: finding each GPU's count asks for the same n again and again)."""
+        cache: dict[int, float] | None = self.__dict__.get("_totals")
+        if cache is None:
+            cache = self.__dict__["_totals"] = {}
+        total = cache.get(n)
+        if total is None:
+            total = cache[n] = max(self.phase_totals(n))
+        return total
 
     def offloaded_bytes(self) -> float:
         if not self.offload:
@@ -278,8 +287,8 @@ class MemoryModel:
         if self.total(1) <= usable_bytes:
             return 1
         n = 2
-        for i in range(len(PHASES)):
-            t2 = self.phase_totals(2)[i]
+        totals_2 = self.phase_totals(2)
+        for i, t2 in enumerate(totals_2):
             if t2 <= usable_bytes:
                 continue
             # For n >= 2 every part is A + B/n; two evaluations give A and B exactly.

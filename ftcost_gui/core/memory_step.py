@@ -66,6 +66,14 @@ class MemoryInputs:
             hw.usable_memory_fraction, hw.framework_overhead_gib, objective,
         )  # fmt: skip
 
+    def with_training(self, training: TrainingSpec) -> MemoryInputs:
+        """``dataclasses.replace(self, training=training)``, sooner (a fit per GPU and setting:
+        "Which GPU" asks 10,000 of these)."""
+        return MemoryInputs(
+            self.model, training, self.seq_len, self.gpu_memory_gib, self.usable_memory_fraction,
+            self.framework_overhead_gib, self.objective,
+        )  # fmt: skip
+
     @property
     def rows(self) -> int:
         """Sequences one micro-batch holds (DPO: chosen and rejected of each pair)."""

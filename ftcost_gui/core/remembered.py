@@ -132,7 +132,7 @@ def fit(
         b, n = known[0]
         return Fit(b.gpus_needed, n, b.fits, b.headroom_bytes, b.usable_bytes, b.total_bytes)
     if checkpointing is not None:
-        mi = replace(mi, training=_resolved(mi.training, checkpointing, num_gpus))
+        mi = mi.with_training(_resolved(mi.training, checkpointing, num_gpus))
     return memory_fit(mi, model_of(mi, counts, adapters))
 
 
