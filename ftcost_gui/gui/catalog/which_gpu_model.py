@@ -47,6 +47,11 @@ COL_RANK, COL_GPU, COL_PROVIDER, COL_TIER, COL_FITS, COL_GPUS = range(6)
 COL_RUN, COL_ORIGIN = 9, 12
 _NUMERIC = frozenset({COL_RANK, COL_GPUS, *range(6, 12)})
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_R = Qt.ItemDataRole
+_ROLES = frozenset(  # the roles ``data`` answers
+    int(r.value) for r in (_R.DisplayRole, _R.TextAlignmentRole, _R.FontRole, _R.ForegroundRole,
+                           _R.ToolTipRole, _R.UserRole)
+)  # fmt: skip
 
 
 def gpus_text(r: GpuComparison) -> str:
@@ -161,7 +166,9 @@ class ComparisonModel(QAbstractTableModel):
         return None
 
     def data(self, index: Index, role: int = 0) -> Any:
-        if not index.isValid():
+        # A painted cell asks ~8 roles, most of which no row sets (decoration, background,
+        # check state, size hint…): those answer at once.
+        if role not in _ROLES or not index.isValid():
             return None
         row, col = index.row(), index.column()
         r = self.rows[row]
