@@ -34,6 +34,16 @@ X_LABEL_PX = 17  # an x-axis title under the tick labels
 TITLE_WRAP_PX = 18  # a second line of it
 
 
+def legend_row(legend: pg.LegendItem, item: object, name: str) -> tuple[object, pg.LabelItem]:
+    """(sample, label) of ``item`` named ``name``, made as ``LegendItem.addItem`` makes them."""
+    label = pg.LabelItem(
+        name, color=legend.opts["labelTextColor"], justify="left", size=legend.opts["labelTextSize"]
+    )
+    sample = item if isinstance(item, legend.sampleType) else legend.sampleType(item)
+    sample.sigClicked.connect(legend.sigSampleClicked)
+    return sample, label
+
+
 class PlotView(QWidget):
     """Owns one GraphicsLayoutWidget; ``exportRequested('png'|'svg')`` asks for a path."""
 
@@ -106,14 +116,8 @@ class PlotView(QWidget):
         wanted = []
         for item, name in entries:
             entry = self._legend_entries.get((item, name))
-            if entry is None:  # as LegendItem.addItem makes it
-                label = pg.LabelItem(
-                    name, color=legend.opts["labelTextColor"], justify="left",
-                    size=legend.opts["labelTextSize"],
-                )  # fmt: skip
-                sample = item if isinstance(item, legend.sampleType) else legend.sampleType(item)
-                sample.sigClicked.connect(legend.sigSampleClicked)
-                entry = self._legend_entries[(item, name)] = (sample, label)
+            if entry is None:
+                entry = self._legend_entries[(item, name)] = legend_row(legend, item, name)
             wanted.append(entry)
         for sample, label in legend.items:
             if (sample, label) not in wanted:

@@ -23,6 +23,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsTextItem
 
+from .base import legend_row
+
 SAMPLE_PX = 20.0  # pyqtgraph's ItemSample: 20 × 20
 NEAR_PX = 3.0  # labels measured exactly: those this close to the widest estimate
 
@@ -87,13 +89,7 @@ class ScenarioLegend(pg.LegendItem):
     def _make_row(self) -> None:
         """The next entry's row, made as ``LegendItem.addItem`` makes it."""
         item, name, _h = self.entries[len(self.items)]
-        label = pg.LabelItem(
-            name, color=self.opts["labelTextColor"], justify="left",
-            size=self.opts["labelTextSize"],
-        )  # fmt: skip
-        sample = item if isinstance(item, self.sampleType) else self.sampleType(item)
-        sample.sigClicked.connect(self.sigSampleClicked)
-        self._place(sample, label)
+        self._place(*legend_row(self, item, name))
         self.rows_made += 1
 
     def _rows_seen(self) -> int:
