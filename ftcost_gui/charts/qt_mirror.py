@@ -33,9 +33,13 @@ def _made_names(module: ModuleType) -> Callable[[], list[str]]:
     return lambda: list(module.__dict__)
 
 
-def _forward(qt_name: str) -> Callable[[str], Any]:
+def _forward(qt_name: str, mirror: ModuleType) -> Callable[[str], Any]:
     def __getattr__(name: str) -> Any:
-        return getattr(sys.modules[qt_name], name)
+        value = getattr(sys.modules[qt_name], name)
+        # Kept in the mirror: pyqtgraph looks QRectF, QPointF, Qt … up ~700 times per edit
+        # (issue 17, edit path), each a call here otherwise.
+        setattr(mirror, name, value)
+        return value
 
     return __getattr__
 
@@ -79,7 +83,7 @@ class _MirrorFinder(importlib.abc.MetaPathFinder):
     def _run_mirror(run: Callable[[ModuleType], None], module: ModuleType, qt_name: str) -> None:
         run(module)
         if getattr(sys.modules.get(_PACKAGE), "QT_LIB", None) == "PySide6":
-            module.__getattr__ = _forward(qt_name)  # type: ignore[method-assign]
+            module.__getattr__ = _forward(qt_name, module)  # type: ignore[method-assign]
 
 
 _finder = _MirrorFinder()
