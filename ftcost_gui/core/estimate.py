@@ -256,11 +256,13 @@ def _at_mfu(p: Plan, inputs: EstimateInputs) -> Plan:
     lay = _with_mfu(p.layout, inputs)
     alt = None if p.alternative is None else _with_mfu(p.alternative, inputs)
     # p._replace(inputs=inputs, time=lay.time, layout=lay, alternative=alt), sooner
-    return Plan._make((inputs, *p[1:_PLAN_TIME], lay.time, *p[_PLAN_TIME + 1 : _PLAN_LAYOUT],
-                       lay, alt, *p[_PLAN_LAYOUT + 2 :]))  # fmt: skip
+    fields = (inputs, *p[1:_PLAN_TIME], lay.time, *p[_PLAN_TIME + 1 : _PLAN_LAYOUT], lay, alt)
+    return _tuple_new(Plan, (*fields, *p[_PLAN_LAYOUT + 2 :]))
 
 
-# Where the fields ``_at_mfu`` replaces sit (tuples sliced around them: _replace is slower).
+# Where the fields ``_at_mfu`` replaces sit (tuples sliced around them and made by
+# tuple.__new__, as NamedTuple._make makes them: _replace is slower).
+_tuple_new = tuple.__new__
 _PLAN_TIME, _PLAN_LAYOUT = Plan._fields.index("time"), Plan._fields.index("layout")
 _LAYOUT_TIME, _TIME_MFU = Layout._fields.index("time"), TimePlan._fields.index("mfu")
 assert Plan._fields[0] == "inputs" and Plan._fields[_PLAN_LAYOUT + 1] == "alternative"
@@ -272,8 +274,8 @@ def _with_mfu(lay: Layout, inputs: EstimateInputs) -> Layout:
     choice = choose_mfu(eff.mfu, eff.stack_efficiency, t.mfu.default)
     if choice == t.mfu:
         return lay
-    t = TimePlan._make((*t[:_TIME_MFU], choice, *t[_TIME_MFU + 1 :]))
-    return Layout._make((*lay[:_LAYOUT_TIME], t, *lay[_LAYOUT_TIME + 1 :]))
+    t = _tuple_new(TimePlan, (*t[:_TIME_MFU], choice, *t[_TIME_MFU + 1 :]))
+    return _tuple_new(Layout, (*lay[:_LAYOUT_TIME], t, *lay[_LAYOUT_TIME + 1 :]))
 
 
 def _plan(inputs: EstimateInputs, job: Job, alternative: bool) -> Plan:

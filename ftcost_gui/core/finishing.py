@@ -17,8 +17,8 @@ from typing import NamedTuple
 from .checks import measured_mfu, simple_rules, simple_rules_fixed, step_check
 from .layout import memory_status
 from .plan import Plan, RowPlan
-from .ranges import _exposed, exposed_comm, range_summary
-from .results import EstimateResult, LayoutSummary, made
+from .ranges import _exposed, exposed_comm, memory_band, range_summary
+from .results import Band, EstimateResult, LayoutSummary, made
 from .rl_summary import alignment_fixed, alignment_summary
 from .time_cost import (
     Run,
@@ -46,6 +46,7 @@ class Fixed(NamedTuple):
     run: Run
     run_alt: Run | None
     run_exposed: Run | None
+    memory_band: tuple[Band, float, bool]  # ranges.memory_band
 
 
 def fixed(p: Plan) -> Fixed:
@@ -71,6 +72,7 @@ def _fixed(p: Plan) -> Fixed:
         runner(p.time),
         None if p.alternative is None else runner(p.alternative.time),
         None if exposed is None else runner(_exposed(p, exposed)),
+        memory_band(p),
     )
 
 
@@ -124,19 +126,9 @@ def finish(p: Plan) -> EstimateResult:
     inputs, t = p.inputs, p.time
     warnings = list(p.warnings)
     od = inputs.hardware.gpu.on_demand_usd_per_hour
-    mfu, shape, run, run_exposed = t.mfu.mfu, generation_shape(t), f.run, f.run_exposed
-    rt = run(mfu, od, shape)
-
-    def at(mfu: float, price: float) -> RunTime:
-        return run(mfu, price, shape)
-
-    exposed_at = None
-    if run_exposed is not None:
-
-        def exposed_at(mfu: float, price: float) -> RunTime:
-            return run_exposed(mfu, price, shape)
-
-    prices = price_run(inputs, t, rt, p.checkpoint, p.nodes, warnings, at)
+    mfu, run = t.mfu.mfu, f.run
+    rt = run(mfu, od, generation_shape(t))
+    prices = price_run(inputs, t, rt, p.checkpoint, p.nodes, warnings, run)
     alt_rt = None
     if f.run_alt is not None:
         alt = p.alternative.time  # type: ignore[union-attr]
@@ -160,7 +152,7 @@ def finish(p: Plan) -> EstimateResult:
             "measured_mfu": measured_mfu(inputs, p.flops, peak, warnings),
             "simple": simple_rules(f.simple, peak, mfu),
             "alignment": alignment_summary(p, rt, f.alignment),
-            "ranges": range_summary(p, rt, prices, (at, exposed_at)),
+            "ranges": range_summary(p, rt, prices, (run, f.run_exposed), f.memory_band),
             "warnings": tuple(warnings),
         },
     )

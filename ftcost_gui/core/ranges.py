@@ -23,7 +23,7 @@ low ≤ expected ≤ high holds for every figure over the whole input space
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from . import alignment
 from .comm import CommPlan
@@ -31,9 +31,18 @@ from .inputs import EstimateInputs
 from .lengths import distribution
 from .plan import Plan
 from .remembered import memory_step, new_memo
-from .results import Band, RangeSummary, build, made
+from .results import (
+    _SET_DICT,
+    _SET_EXTRA,
+    _SET_FIELDS,
+    _SET_PRIVATE,
+    Band,
+    RangeSummary,
+    _new,
+    build,
+)
 from .sweep import run_columns
-from .time_cost import Prices, RunTime, TimePlan, run_time
+from .time_cost import Prices, Run, RunTime, TimePlan, generation_shape, runner
 from .units import SECONDS_PER_HOUR
 
 # Allocated ÷ reserved memory at the peak, the lowest measured (docs/accuracy.md: PEFT's
@@ -41,8 +50,17 @@ from .units import SECONDS_PER_HOUR
 WORST_ALLOCATOR_EFFICIENCY = 0.73
 
 
+_BAND_FIELDS = set(Band.model_fields)
+
+
 def _band(low: float, expected: float, high: float) -> Band:
-    return made(Band, {"low": low, "expected": expected, "high": high})
+    """``made(Band, …)`` inlined: a finish makes eight."""
+    m = _new(Band)
+    _SET_DICT(m, {"low": low, "expected": expected, "high": high})
+    _SET_FIELDS(m, _BAND_FIELDS)
+    _SET_EXTRA(m, None)
+    _SET_PRIVATE(m, None)
+    return m
 
 
 def longest_row(inputs: EstimateInputs) -> float:
@@ -120,7 +138,7 @@ def _at_price(rt: RunTime, od: float, price: float) -> RunTime:
 _MEMORY_BAND_MEMO: list[tuple[tuple[object, ...], tuple[Band, float, bool]]] = new_memo()
 
 
-def _memory_band(p: Plan) -> tuple[Band, float, bool]:
+def memory_band(p: Plan) -> tuple[Band, float, bool]:
     """(device total per GPU low/expected/high, the allocator efficiency at the high end,
     whether the high end fits the GPU)."""
     step, ckpt, mi, job = key = (p.layout.step, p.layout.checkpointing, p.memory_inputs, p.job)
@@ -149,25 +167,24 @@ def _memory_band(p: Plan) -> tuple[Band, float, bool]:
     return band
 
 
-_Run = Callable[[float, float], RunTime]
-
-
 def range_summary(
-    p: Plan, rt: RunTime, prices: Prices, runs: tuple[_Run, _Run | None] | None = None
+    p: Plan,
+    rt: RunTime,
+    prices: Prices,
+    runs: tuple[Run, Run | None] | None = None,
+    memory: tuple[Band, float, bool] | None = None,
 ) -> RangeSummary:
     """Every band of the estimate finished from ``p`` at ``rt`` with these prices. ``runs``:
-    ``run_time`` of the plan and of its ``_exposed`` plan (None: no communication band) at an
-    MFU and a price, when bound already (finishing.py)."""
+    ``time_cost.runner`` of the plan and of its ``_exposed`` plan (None: no communication
+    band), ``memory``: its ``memory_band``, when known already (finishing.py)."""
     if runs is None:
-        t, exposed_plan = p.time, _exposed(p)
-        runs = (
-            lambda mfu, price: run_time(t, mfu, price),
-            None if exposed_plan is t else lambda mfu, price: run_time(exposed_plan, mfu, price),
-        )
+        exposed_plan = _exposed(p)
+        runs = (runner(p.time), None if exposed_plan is p.time else runner(exposed_plan))
     run, run_exposed = runs
+    shape = generation_shape(p.time)
     inputs, cost, project = p.inputs, prices.cost, prices.project
     eff, gpu = inputs.efficiency, inputs.hardware.gpu
-    memory_bytes, worst, high_fits = _memory_band(p)
+    memory_bytes, worst, high_fits = memory_band(p) if memory is None else memory
     # Time: the MFU band, and communication as modelled or not hidden at all.
     mfu = p.time.mfu.mfu
     # The top of the band stops at the vendor peak, unless the MFU is already past it (a GPU
@@ -181,11 +198,11 @@ def range_summary(
     if mfu_hi == min(mfu * (1 + eff.mfu_band), 1.0):
         fast = _at_price(prices.fast, od, od_lo)
     else:
-        fast = run(mfu_hi, od_lo)
+        fast = run(mfu_hi, od_lo, shape)
     if prices.slow is not None and run_exposed is None:
         slow = _at_price(prices.slow, od, od_hi)
     else:
-        slow = (run if run_exposed is None else run_exposed)(mfu_lo, od_hi)
+        slow = (run if run_exposed is None else run_exposed)(mfu_lo, od_hi, shape)
     hours = SECONDS_PER_HOUR
     spot = None
     if gpu.spot_usd_per_hour is not None:

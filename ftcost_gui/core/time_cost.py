@@ -379,10 +379,10 @@ def price_run(
     checkpoint: Checkpoint,
     nodes: int,
     warnings: list[str],
-    run: Callable[[float, float], RunTime] | None = None,
+    run: Run | None = None,
 ) -> Prices:
     """Cost per run (on-demand, spot), checkpoints and the project budget around it (``run``:
-    ``run_time`` of ``plan`` at an MFU and a price, when bound already)."""
+    ``runner(plan)``, when bound already)."""
     eff, ov, sp, pj = inputs.efficiency, inputs.overheads, inputs.spot, inputs.project
     gpu = inputs.hardware.gpu
     od = gpu.on_demand_usd_per_hour
@@ -404,9 +404,10 @@ def price_run(
     hi = min(mfu * (1 + eff.mfu_band), 1.0)
     lo = mfu * (1 - eff.mfu_band)
     if run is None:
-        run = lambda mfu, price: run_time(plan, mfu, price)  # noqa: E731
-    fast = run(hi, od)
-    slow = run(lo, od) if lo > 0 else None
+        run = runner(plan)
+    shape = generation_shape(plan)
+    fast = run(hi, od, shape)
+    slow = run(lo, od, shape) if lo > 0 else None
     low_usd = fast.on_demand_usd
     high_usd = math.inf if slow is None else slow.on_demand_usd
     idle_s = ov.idle_hours_per_run * SECONDS_PER_HOUR

@@ -82,13 +82,13 @@ def _equal_items(given: list[Any], value: tuple[Any, ...]) -> bool:
     return True
 
 
-def _copy(value: Any) -> Any:
-    """A copy of a document's value that later changes to the document do not reach."""
-    if type(value) is dict:
-        return {k: _copy(v) for k, v in value.items()}
-    if type(value) is list:
-        return [_copy(v) for v in value]
-    return value
+def _copy(value: dict[str, Any] | list[Any]) -> Any:
+    """A copy of a document's dict or list that later changes to the document do not reach."""
+    out: Any = value.copy()
+    for k, v in out.items() if type(out) is dict else enumerate(out):
+        if type(v) is dict or type(v) is list:
+            out[k] = _copy(v)
+    return out
 
 
 def known_sections(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -84,17 +84,14 @@ def test_an_mfu_edit_runs_five_run_times_at_most(monkeypatch):
         return counted
 
     monkeypatch.setattr(finishing, "runner", counting_runner)
-    called = [
-        _counted(monkeypatch, module, "run_time")
-        for module in (time_cost, importlib.import_module("ftcost_gui.core.ranges"))
-    ]
+    called = [_counted(monkeypatch, time_cost, "run_time")]
     remembered.clear()
     inputs = make()
     estimate_mod.estimate(inputs)
     assert runs["bound"] == 3  # the plan's, its alternative's, the exposed communication's
     runs["n"] = 0
     estimate_mod.estimate(inputs.edited("efficiency", mfu=0.33))
-    assert runs == {"n": 5, "bound": 3} and [c["n"] for c in called] == [0, 0]
+    assert runs == {"n": 5, "bound": 3} and [c["n"] for c in called] == [0]
 
 
 def test_a_plans_memo_is_not_part_of_its_value():
