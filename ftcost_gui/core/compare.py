@@ -20,7 +20,7 @@ from .estimate import finish_prices, row_plan, row_plan_at
 from .inputs import EstimateInputs, GpuSpec, PricingTier
 from .memory_step import Fit
 from .plan import Plan, RowPlan
-from .remembered import plan_key
+from .remembered import GpuFits, plan_key
 from .results import EstimateResult, MemoryBreakdown, build, copied
 from .units import SECONDS_PER_HOUR, TERA
 
@@ -268,6 +268,7 @@ class GpuComparer:
         self._plans: dict[tuple[Any, ...], RowPlan] = {}
         # Row plans of former inputs that read what the current ones do (MFU, price edits).
         self._earlier: dict[tuple[Any, ...], RowPlan] = {}
+        self._fits = GpuFits()  # the memory fits of the plan key's job
         self._trash: list[dict[Any, Any]] = []
         self.plans = 0
         self.finishes = 0
@@ -291,6 +292,7 @@ class GpuComparer:
                 self._plan_key = pk
                 self._trash.append(self._earlier)
                 self._earlier = {}
+                self._fits = GpuFits()
             if self._plans:
                 self._trash.append(self._plans)
                 self._plans = {}
@@ -335,7 +337,7 @@ class GpuComparer:
                 if known is not None:
                     p = row_plan_at(known, inputs_on_gpu(inputs, o.spec))
                 else:
-                    p = row_plan(inputs_on_gpu(inputs, o.spec))
+                    p = row_plan(inputs_on_gpu(inputs, o.spec), self._fits)
                     self.plans += 1
                     spent += PLAN_UNITS
                 plans[o.facts] = p

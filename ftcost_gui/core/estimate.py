@@ -27,6 +27,8 @@ from .plan import Job, JobFlops, Layout, Plan, PlanMemo, RowPlan
 from .ranges import longest_row
 from .remembered import (
     PLAN_MEMO,
+    FitOf,
+    GpuFits,
     adapters_of,
     counts_of,
     fit,
@@ -311,7 +313,7 @@ def _plan(inputs: EstimateInputs, job: Job, alternative: bool) -> Plan:
 
 
 def _auto_checkpointing(
-    inputs: EstimateInputs, job: Job, mi: MemoryInputs, node: int
+    inputs: EstimateInputs, job: Job, mi: MemoryInputs, node: int, fit: FitOf = fit
 ) -> tuple[bool, str, Fit, Option, bool]:
     """Checkpointing "auto" (core/layout.py): (on?, why, the chosen setting's fit, the other
     setting's option, whether both settings were weighed — else the other one's memory is not
@@ -338,12 +340,14 @@ def _bf16_warning(inputs: EstimateInputs, warnings: list[str]) -> None:
         warnings.append(f"{gpu.name} has no BF16: timings use its FP16 rate (FP16 + loss scaling).")
 
 
-def row_plan(inputs: EstimateInputs) -> RowPlan:
+def row_plan(inputs: EstimateInputs, fits: GpuFits | None = None) -> RowPlan:
     """``plan(inputs, alternative=False)``, only what a "Which GPU" row reads of it
     (compare.offer_row; issue 17: 5,000 GPUs per comparison): the memory step's fit instead of
     its breakdown (the same fits, count, total, usable and headroom: memory_step.memory_fit),
     the same time plan and warnings in the same order, no Layout or Plan.
-    tests/core/test_row_plan.py compares every row with the plan's."""
+    tests/core/test_row_plan.py compares every row with the plan's. ``fits``: the memory fits
+    of this job on other GPUs (``remembered.GpuFits``)."""
+    fit_of = fit if fits is None else fits.fit
     job = _job(inputs)
     tr, hw, gpu = inputs.training, inputs.hardware, inputs.hardware.gpu
     counts, adapters = job.counts, job.adapters
@@ -351,15 +355,15 @@ def row_plan(inputs: EstimateInputs) -> RowPlan:
     node = hw.gpus_per_node or gpu.gpus_per_node
     mi = MemoryInputs.of(inputs, job.sections)
     if tr.checkpointing == "auto":
-        ckpt, _, f, _, _ = _auto_checkpointing(inputs, job, mi, node)
+        ckpt, _, f, _, _ = _auto_checkpointing(inputs, job, mi, node, fit_of)
     else:
-        ckpt, f = tr.checkpointing == "full", fit(mi, counts, adapters, None)
+        ckpt, f = tr.checkpointing == "full", fit_of(mi, counts, adapters, None)
     fit_warnings(f.fits, f.gpus_needed, f.num_gpus, warnings)  # as the plan's memory step
     # as _layout: it trains on every rented GPU, memory on those
     rent = rented(f.num_gpus, node, gpu.rent_unit_gpus, hw.rent_whole_units)
     n = rent.gpus if tr.auto_gpu_count else f.num_gpus
     if n != f.num_gpus:
-        f = fit(mi, counts, adapters, ckpt, n)
+        f = fit_of(mi, counts, adapters, ckpt, n)
     jf = _flops(inputs, job, ckpt)
     mfu, overlap = _mfu_overlap(inputs, job, ckpt, jf.flops)
     _, time = _trainer_time(inputs, job, jf.flops, (n, rent, node), mfu, overlap, warnings)

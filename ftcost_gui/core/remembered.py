@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from .architecture import ModelSpec, ParamCounts, effective_counts
 from .inputs import EstimateInputs, TrainingSpec
@@ -134,6 +134,42 @@ def fit(
     if checkpointing is not None:
         mi = mi.with_training(_resolved(mi.training, checkpointing, num_gpus))
     return memory_fit(mi, model_of(mi, counts, adapters))
+
+
+class FitOf(Protocol):
+    """``fit``'s signature (``GpuFits.fit`` is one)."""
+
+    def __call__(
+        self, mi: MemoryInputs, counts: ParamCounts, adapters: Adapters,
+        checkpointing: bool | None, num_gpus: int | None = None,
+    ) -> Fit: ...  # fmt: skip
+
+
+class GpuFits:
+    """``fit`` for one job on many GPUs ("Which GPU": 5,000 GPUs, one or two fits each): the
+    training section resolved and the memory model found once per (checkpointing, GPU count),
+    not looked up again for each GPU. Valid while everything of the memory inputs but the GPU's
+    memory, the counts and the adapters stay the same: compare.GpuComparer makes one per plan
+    key. Each fit is ``fit``'s (the same memory model, the same ``memory_fit``)."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[bool | None, int | None], tuple[TrainingSpec, MemoryModel]] = {}
+
+    def fit(
+        self, mi: MemoryInputs, counts: ParamCounts, adapters: Adapters,
+        checkpointing: bool | None, num_gpus: int | None = None,
+    ) -> Fit:  # fmt: skip
+        if reads_gpu_memory(mi):  # a model per GPU
+            return fit(mi, counts, adapters, checkpointing, num_gpus)
+        known = self._known.get((checkpointing, num_gpus))
+        if known is None:
+            tr = mi.training
+            if checkpointing is not None:
+                tr = _resolved(tr, checkpointing, num_gpus)
+            model = model_of(mi.with_training(tr), counts, adapters)
+            known = self._known[(checkpointing, num_gpus)] = (tr, model)
+        tr, model = known
+        return memory_fit(mi if tr is mi.training else mi.with_training(tr), model)
 
 
 def _resolved(tr: TrainingSpec, checkpointing: bool, num_gpus: int | None) -> TrainingSpec:
