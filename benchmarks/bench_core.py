@@ -10,7 +10,9 @@ that differ where memory does not depend on them skip the memory steps; an MFU o
 computes the rest (estimate.finish); an edit of the epochs plans again on remembered memory.
 Nothing remembers a whole estimate, and the "one estimate" rows never repeat their inputs: each
 call validates a document whose MFU (price, epochs) differs from the call before, as an edit in
-the window does. "memory new" forgets everything remembered before each estimate: what a new
+the window does (validation takes the sections a document repeats from the inputs validated
+before it, core/validated.py; the finish copies what it made once for the remembered plan,
+core/finishing.py). "memory new" forgets everything remembered before each estimate: what a new
 model or GPU costs. Wall-clock medians and the least process CPU time per estimate (steadier on
 a loaded machine) are printed.
 """

@@ -81,32 +81,43 @@ def run_columns(
     eval_s, eval_bw = _generation(t.eval_gen, peak, t.gen_mfu)
     rl_s, rl_bw = _generation(t.rl_gen, peak, t.gen_mfu)
     on_demand, gpu_hours, walls = array("d"), array("d"), array("d")
+    add_usd, add_hours, add_wall = on_demand.append, gpu_hours.append, walls.append
+    hour = SECONDS_PER_HOUR
+    # min(x, 1.0) is ``1.0 if 1.0 < x else x`` and max(a, x) ``x if x > a else a``, operand for
+    # operand (NaN included): written out, without a built-in call a point.
     for mfu in mfus:
         busy_wall_s = flops / (peak * mfu) * qlora / n
         if comm_flat is not None:
             comm_s = comm_flat * busy_wall_s
         else:  # time_cost.exposed_s per optimizer step
-            comm_s = steps * max(0.0, comm_s_step - overlap * (busy_wall_s / steps))
+            exposed = comm_s_step - overlap * (busy_wall_s / steps)
+            comm_s = steps * (exposed if exposed > 0.0 else 0.0)
         train_wall_s = (busy_wall_s + comm_s) * offload
         held = fixed + train_wall_s + int(train_wall_s // interval) * write_s
         if eval_bw is None and rl_bw is None:
             held = held + eval_s + rl_s  # x + 0.0 is x: no generation, the same figure
         else:  # rollout.wall_s in bandwidth mode at time_cost.generation_compute_mfu
-            gen = mfu if shape is None else min(mfu / shape, 1.0)
+            if shape is None:
+                gen = mfu
+            else:
+                gen = mfu / shape
+                gen = 1.0 if 1.0 < gen else gen
             e, r = eval_s, rl_s
             if eval_bw is not None:
                 tp, mem_s, dflops, dsteps, prefill, sync = eval_bw
                 rate = peak * gen * tp
-                e = dsteps * max(mem_s, dflops / rate) + prefill / rate + sync
+                x = dflops / rate
+                e = dsteps * (x if x > mem_s else mem_s) + prefill / rate + sync
             if rl_bw is not None:
                 tp, mem_s, dflops, dsteps, prefill, sync = rl_bw
                 rate = peak * gen * tp
-                r = dsteps * max(mem_s, dflops / rate) + prefill / rate + sync
+                x = dflops / rate
+                r = dsteps * (x if x > mem_s else mem_s) + prefill / rate + sync
             held = held + e + r
-        held_gpu_h = billed * held / SECONDS_PER_HOUR
-        on_demand.append(held_gpu_h * od)
-        gpu_hours.append(held_gpu_h)
-        walls.append(held)
+        held_gpu_h = billed * held / hour
+        add_usd(held_gpu_h * od)
+        add_hours(held_gpu_h)
+        add_wall(held)
     return on_demand, gpu_hours, walls
 
 

@@ -232,13 +232,18 @@ def runner(plan: TimePlan) -> Run:
         busy_wall_s = flops / (peak * mfu) * qlora / n
         if comm_flat is not None:
             comm_s = comm_flat * busy_wall_s
-        else:  # comm.exposed_s per optimizer step
-            comm_s = steps * max(0.0, comm_s_step - overlap * (busy_wall_s / steps))
+        else:  # comm.exposed_s per optimizer step: max(0.0, x) written out (sweep.py)
+            exposed = comm_s_step - overlap * (busy_wall_s / steps)
+            comm_s = steps * (exposed if exposed > 0.0 else 0.0)
         train_wall_s = (busy_wall_s + comm_s) * offload
         compute_gpu_s = train_wall_s * n
         writes = int(train_wall_s // interval)
         ckpt_s = writes * write_s
-        gen = mfu if shape is None else min(mfu / shape, 1.0)
+        if shape is None:
+            gen = mfu
+        else:  # min(mfu / shape, 1.0)
+            gen = mfu / shape
+            gen = 1.0 if 1.0 < gen else gen
         eval_s = wall_s(ev, peak, gen, gen_mfu)
         rl_s = 0.0 if no_rl else wall_s(rl, peak, gen, gen_mfu)
         held_wall_s = fixed + train_wall_s + ckpt_s + eval_s + rl_s
