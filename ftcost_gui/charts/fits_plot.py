@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
 from ..core.what_fits import WhatFits
+from ..io.names import for_html
 from ..present.plan_texts import METHOD_SHORT
 from .base import PlotView
 from .theme import Theme
@@ -107,7 +108,8 @@ class WhatFitsPlot(PlotView):
                 pi.addItem(line, ignoreBounds=True)
                 self.lines.append(line)
             key = pg.PlotDataItem([], [], pen=pg.mkPen(QColor(color), width=1.5))
-            self.legend.addItem(key, gpu_label(g.name, g.usable_gib, g.total_gib))
+            # Rich text: the GPU's name (from a catalog file) escaped to show as written.
+            self.legend.addItem(key, for_html(gpu_label(g.name, g.usable_gib, g.total_gib)))
         ticks = [(math.log10(x), _tick(x)) for x in (curves[0].x if curves else ())]
         pi.getAxis("bottom").setTicks([ticks[:: 2 if len(ticks) > 8 else 1], []])
         x_now = fits.seq_len if self.axis == "seq_len" else fits.micro_batch

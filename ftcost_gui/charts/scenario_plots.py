@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QWidget
 from ..core.results import MEMORY_PART_LABELS
 from ..core.series import ScenarioSeries
 from ..core.units import fmt_usd
+from ..io.names import for_html
 from ..present.memory_texts import PLOT_TITLE_SCENARIOS
 from .cost_plot import BAND, CostPlot
 from .curve_layer import Curve, CurveSet
@@ -341,7 +342,8 @@ class ScenarioCostPlot(CostPlot):
         ymax = 0.0
         for i, (name, curve, now) in enumerate(zip(names, series.curves, series.now, strict=True)):
             color = scenario_color(i, self.theme)
-            label = ("▶ " if i == active else "") + short_name(name, 28)
+            # A legend label is rich text: the name (from a file) is escaped to show as written.
+            label = ("▶ " if i == active else "") + for_html(short_name(name, 28))
             look = (color, i == active, label)
             if i == len(self.curves):  # a new scenario: a new curve and legend entry
                 item = self.curve_set.curve()
