@@ -233,9 +233,9 @@ def fastest_fitting(rows: Iterable[GpuComparison]) -> GpuComparison | None:
 # --- Many offers, few changes: the comparison of the window's "Which GPU" view ----------------
 
 
-# A row plan costs about 4 row finishes (``row_plan`` ~150 µs, a row finished ~40 µs: 5,000
-# distinct GPUs on a loaded 2-core machine, benchmarks/bench_scale.py).
-PLAN_UNITS = 4
+# A plan costs about 16 row finishes (``offer_row``; measured on the built-in catalog: plan
+# ~380 µs, row ~23 µs on a loaded 2-core machine; benchmarks/bench_scale.py).
+PLAN_UNITS = 16
 _RELEASE = 512  # cached rows and plans of former inputs freed per call
 
 
