@@ -17,7 +17,7 @@ from typing import NamedTuple
 from . import calibration as cal
 from . import rollout
 from .architecture import ParamCounts
-from .comm import Collective, CommPlan, comm_overhead_table, exposed_s
+from .comm import Collective, CommPlan, comm_overhead_table
 from .gpu_spec import TIER_LABELS
 from .inputs import EstimateInputs
 from .memory import (
@@ -183,28 +183,9 @@ class RunTime(NamedTuple):
 
 
 def run_time(plan: TimePlan, mfu: float, od_price: float) -> RunTime:
-    n = plan.num_gpus
-    busy_wall_s = plan.total_flops / (plan.peak * mfu) * plan.qlora_flat / n
-    if plan.comm_flat is not None:
-        comm_s = plan.comm_flat * busy_wall_s
-    else:  # per optimizer step: what the overlap window does not hide (comm.py)
-        busy_step = busy_wall_s / plan.steps
-        comm_s = plan.steps * exposed_s(plan.comm.seconds_per_step, busy_step, plan.comm.overlap)
-    train_wall_s = (busy_wall_s + comm_s) * plan.offload_slowdown
-    compute_gpu_s = train_wall_s * n
-    writes = int(train_wall_s // plan.ckpt_interval_s)
-    ckpt_s = writes * plan.ckpt_write_s
-    gen = generation_compute_mfu(plan, mfu)
-    eval_s = rollout.wall_s(plan.eval_gen, plan.peak, gen, plan.gen_mfu)
-    rl_s = 0.0 if plan.rl_gen is rollout.NO_GENERATION else rollout.wall_s(
-        plan.rl_gen, plan.peak, gen, plan.gen_mfu
-    )  # fmt: skip
-    held_wall_s = plan.fixed_wall_s + train_wall_s + ckpt_s + eval_s + rl_s
-    held_gpu_h = (plan.rented_gpus + plan.extra_gpus) * held_wall_s / SECONDS_PER_HOUR
-    return RunTime(
-        plan.total_flops / compute_gpu_s, busy_wall_s, comm_s, compute_gpu_s, train_wall_s,
-        ckpt_s, writes, eval_s, rl_s, held_wall_s, held_gpu_h, held_gpu_h * od_price,
-    )  # fmt: skip
+    """The run time of ``plan`` at ``mfu``: ``runner``'s one formula, bound for this call (the
+    finish binds it once per plan)."""
+    return runner(plan)(mfu, od_price, generation_shape(plan))
 
 
 # run(mfu, od_price, shape): a time plan's run time (``runner``).
