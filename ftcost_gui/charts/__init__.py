@@ -13,9 +13,10 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from . import qt_mirror
+from . import pg_lite, qt_mirror
 
 qt_mirror.install()  # pyqtgraph's copies of the Qt modules filled on use (charts/qt_mirror.py)
+pg_lite.install()  # pyqtgraph's modules the charts do not use loaded on use (charts/pg_lite.py)
 
 if TYPE_CHECKING:
     from .cost_plot import CostPlot

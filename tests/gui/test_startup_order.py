@@ -5,7 +5,8 @@ library before the window is on screen (every add-on included), the Qt-free modu
 PySide6, the plots built after the first paint, what the first window does not show loaded when
 first used, no garbage collection until the plots are built, and no module's source read for
 PySide6's ``__feature__`` scan (~0.4 ms and its text kept in memory for each module imported after
-PySide6), and pyqtgraph not making every Qt class when it loads (charts/qt_mirror.py).
+PySide6), and pyqtgraph not making every Qt class when it loads (charts/qt_mirror.py) nor loading
+the modules the charts do not use (charts/pg_lite.py).
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ print(json.dumps({
     "plots_built": window.charts.memory_plot is not None,
     "collected_before_plots": at_plots,
     "gc_after": [gc.isenabled(), gc.get_freeze_count() > 10_000],
+    # pyqtgraph's modules the charts do not use not loaded with the plots drawn (charts/pg_lite.py)
+    "pyqtgraph_rest_on_use": "__getattr__" in vars(sys.modules["pyqtgraph"]),
+    "pyqtgraph_modules": len([m for m in sys.modules if m.startswith("pyqtgraph.")]),
     "sources_read": sorted(f for f in linecache.cache if f.endswith(".py")),
     "qt_classes": [  # made by PySide6 on first use / listed by the three Qt modules
         sum(len(sys.modules[f"PySide6.{m}"].__dict__) for m in ("QtCore", "QtGui", "QtWidgets")),
@@ -91,6 +95,10 @@ def test_start_loads_the_core_before_qt_and_no_plot_library_before_the_first_pai
     # (charts/qt_mirror.py): with the plots drawn, ~360 of ~725 made (a7f813f: all, 721).
     made, listed = got["qt_classes"]
     assert made < 0.7 * listed
+    # Building and drawing the plots asks for no name outside pyqtgraph's modules they use
+    # (charts/pg_lite.py): ~55 of its ~145 modules loaded (ffb1511: all).
+    assert got["pyqtgraph_rest_on_use"]
+    assert got["pyqtgraph_modules"] < 80
 
 
 def test_the_skipped_collections_come_back_once(monkeypatch):

@@ -1,0 +1,153 @@
+"""pyqtgraph loaded with the modules the charts use; the rest of its namespace on first use.
+
+``pyqtgraph/__init__.py`` imports every item, widget and tool it has (image views, parameter
+trees, the multiprocess remote view with ``multiprocessing``/``socket``/``subprocess``…) with a
+block of ``from .X import *`` lines, ~100 ms of CPU when the plots first load
+(benchmarks/bench_gui.py) for modules the charts never touch. While ``pyqtgraph`` loads,
+``install``'s finder runs its ``__init__`` with that block cut to the modules in ``EAGER`` (in
+the block's order) and gives the package a module ``__getattr__`` (PEP 562) that runs the whole
+block the first time any other name is asked for (``pg.X``, ``from pyqtgraph import X``); the
+names ``__init__`` defines after the block are then put back, as the original order leaves
+them. So every ``pg.X`` is the object it was (tests/gui/test_pg_lite.py compares all of them
+with a full load); only ``dir(pyqtgraph)`` lists fewer names until the rest has run.
+
+Nothing changes when pyqtgraph is already loaded, or when its ``__init__`` does not have the
+block as expected (another pyqtgraph version): it then loads as usual.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import re
+import sys
+from collections.abc import Callable, Sequence
+from types import CodeType, ModuleType
+from typing import Any
+
+_PACKAGE = "pyqtgraph"
+
+#: The block's modules whose names the charts use (``pg.PlotItem``, ``pg.mkPen`` …), plus
+#: ``ViewBox`` for pyqtgraph's own exit clean-up, which names it as a global, and two that the
+#: others load anyway, whose line binds the package's name to a class instead of the module.
+EAGER = frozenset(
+    {
+        "functions",
+        "GraphicsScene",
+        "WidgetGroup",
+        "graphicsItems.AxisItem",
+        "graphicsItems.BarGraphItem",
+        "graphicsItems.ErrorBarItem",
+        "graphicsItems.GraphicsObject",
+        "graphicsItems.InfiniteLine",
+        "graphicsItems.LabelItem",
+        "graphicsItems.LegendItem",
+        "graphicsItems.LinearRegionItem",
+        "graphicsItems.PlotDataItem",
+        "graphicsItems.PlotItem",
+        "graphicsItems.ScatterPlotItem",
+        "graphicsItems.TextItem",
+        "graphicsItems.ViewBox",
+        "Point",
+        "widgets.GraphicsLayoutWidget",
+        "widgets.GraphicsView",
+        "widgets.PlotWidget",
+    }
+)
+
+#: The block: from this line to the last ``from .widgets…`` import before the clean-up code.
+_FIRST = "from .colormap import *"
+_LAST = "from .widgets.VerticalLabel import *"
+_IMPORT = re.compile(r"from \.([\w.]+) import ")
+
+
+def split_init(source: str) -> tuple[str, str, str] | None:
+    """``__init__``'s source as (before the block + the block's EAGER lines, the whole block,
+    after the block), lines kept in place (tracebacks keep their line numbers); None when the
+    block is not there as expected."""
+    lines = source.split("\n")
+    try:
+        first, last = lines.index(_FIRST), lines.index(_LAST)
+    except ValueError:
+        return None
+    block = lines[first : last + 1]
+    if first > last or not all(
+        _IMPORT.match(line) or not line.strip() or line.lstrip().startswith("#") for line in block
+    ):
+        return None
+
+    def eager(line: str) -> str:
+        found = _IMPORT.match(line)
+        return line if found is not None and found.group(1) in EAGER else ""
+
+    head = lines[:first] + [eager(line) for line in block]
+    rest = [""] * first + block
+    tail = [""] * (last + 1) + lines[last + 1 :]
+    return "\n".join(head), "\n".join(rest), "\n".join(tail)
+
+
+def _rest_on_use(
+    module: ModuleType, rest: CodeType, tail_names: dict[str, Any]
+) -> Callable[[str], Any]:
+    def __getattr__(name: str) -> Any:
+        namespace = module.__dict__
+        if namespace.get("__getattr__") is __getattr__:
+            del namespace["__getattr__"]  # once: the whole namespace is there after this
+            exec(rest, namespace)
+            namespace.update(tail_names)  # what the original order leaves: the tail's names
+            if name in namespace:
+                return namespace[name]
+        raise AttributeError(f"module {_PACKAGE!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
+class _LiteFinder(importlib.abc.MetaPathFinder):
+    """Finds ``pyqtgraph`` as usual and runs its ``__init__`` with the block cut to EAGER."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != _PACKAGE:
+            return None
+        uninstall()  # once: the one load of pyqtgraph
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        loader = getattr(spec, "loader", None)
+        if spec is None or spec.origin is None or not hasattr(loader, "get_source"):
+            return spec
+        try:
+            parts = split_init(loader.get_source(fullname) or "")  # type: ignore[union-attr]
+        except (ImportError, OSError):
+            parts = None
+        if parts is None:
+            return spec
+        origin = spec.origin
+        code = [compile(part, origin, "exec") for part in parts]
+        loader.exec_module = lambda module: _run(module, *code)  # type: ignore[union-attr]
+        return spec
+
+
+def _run(module: ModuleType, head: CodeType, rest: CodeType, tail: CodeType) -> None:
+    namespace = module.__dict__
+    exec(head, namespace)
+    before = dict(namespace)
+    exec(tail, namespace)
+    tail_names = {k: v for k, v in namespace.items() if k not in before or before[k] is not v}
+    namespace["__getattr__"] = _rest_on_use(module, rest, tail_names)
+
+
+_finder = _LiteFinder()
+
+
+def install() -> bool:
+    """Load pyqtgraph lightly when it loads next; True when installed."""
+    if _PACKAGE in sys.modules:
+        return False
+    if _finder not in sys.meta_path:
+        sys.meta_path.insert(0, _finder)
+    return True
+
+
+def uninstall() -> None:
+    if _finder in sys.meta_path:
+        sys.meta_path.remove(_finder)
