@@ -32,6 +32,7 @@ from ..present.objective import stages_text
 from ..present.tables import BEST_MARK, ComparisonTable, comparison_table
 from .compare_model import FITS_ROW, LINES_ROLE, RIGHT, ComparisonModel
 from .muted_label import MutedLabel
+from .wrapped_label import WrappedLabel
 
 __all__ = ["ComparisonModel", "ComparisonView", "TwoLineDelegate", "row_heights"]
 
@@ -210,9 +211,9 @@ class ComparisonView(QWidget):
         )
         self.hint.setWordWrap(True)
         lay.addWidget(self.hint)
-        self.stages = QLabel("", self)  # the scenarios as SFT → DPO → RL stages (core/stages.py)
+        # the scenarios as SFT → DPO → RL stages (core/stages.py)
+        self.stages = WrappedLabel("", self)
         self.stages.setObjectName("compare_stages")
-        self.stages.setWordWrap(True)
         self.stages.setToolTip(
             "The scenarios' runs added up, as a project that runs each stage in turn. Meaningful "
             "when the scenarios are stages (SFT, DPO, RL), not alternatives."

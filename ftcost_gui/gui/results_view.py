@@ -24,6 +24,7 @@ from ..core.results import EstimateResult
 from ..present.figures import HEADLINES, breakdown_rows, headline_texts
 from ..present.ranges import headline_ranges
 from .muted_label import MutedLabel
+from .wrapped_label import WrappedLabel
 
 __all__ = ["HEADLINES", "BreakdownTable", "HeadlineView", "breakdown_rows", "headline_texts"]
 
@@ -39,6 +40,11 @@ class FitLabel(QLabel):
         super().__init__(text, parent)
         self._scale, self._floor = scale, floor
         self._base_pt = QFont(self.font()).pointSizeF()
+        # Widths of the text at each scale and the line's height, kept per text and font: the
+        # layouts ask for the hints ~12 times an edit, and _fit measures again on each resize.
+        self._advances: dict[float, int] = {}
+        self._advances_of = ""
+        self._height: int | None = None
         self._fit()
 
     def _font(self, scale: float) -> QFont:
@@ -48,13 +54,28 @@ class FitLabel(QLabel):
         return font
 
     def _advance(self, scale: float) -> int:
-        return QFontMetrics(self._font(scale)).horizontalAdvance(self.text())
+        text = self.text()
+        if text != self._advances_of:
+            self._advances.clear()
+            self._advances_of = text
+        advance = self._advances.get(scale)
+        if advance is None:
+            advance = QFontMetrics(self._font(scale)).horizontalAdvance(text)
+            self._advances[scale] = advance
+        return advance
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._advances.clear()
+            self._height = None
 
     def minimumSizeHint(self) -> QSize:
         m = self.contentsMargins()
         extra = m.left() + m.right() + 2 * self.margin()
-        height = QFontMetrics(self._font(self._scale)).height() + m.top() + m.bottom()
-        return QSize(self._advance(self._floor) + extra, height)
+        if self._height is None:
+            self._height = QFontMetrics(self._font(self._scale)).height()
+        return QSize(self._advance(self._floor) + extra, self._height + m.top() + m.bottom())
 
     def sizeHint(self) -> QSize:
         hint = self.minimumSizeHint()
@@ -120,9 +141,8 @@ class HeadlineCard(QFrame):
         self.value = FitLabel("—", VALUE_SCALE, VALUE_FLOOR, self)
         self.value.setObjectName(f"value_{key}")
         self.value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.detail = QLabel("", self)
+        self.detail = WrappedLabel("", self)
         self.detail.setObjectName(f"detail_{key}")
-        self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # low–high (core/ranges.py) on the caption's line, right-aligned, where the line has room
         # for it (a line of its own would take the plots' height at 1024×700); the tooltip always

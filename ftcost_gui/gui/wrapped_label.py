@@ -1,0 +1,64 @@
+"""A word-wrapped label that lays its text out once per width, not once per question.
+
+Qt's layouts ask a word-wrapped label for its height at a width several times in one layout pass:
+its own layout, each layout above it that has a height for a width (a headline card, the headline
+grid, the results page, the result tabs, which ask every page), and the window for its minimum
+height at its minimum width. ``QLabel`` keeps its size hints but not these heights: it lays the
+whole text out again for each question (a seq-len edit asked the headline's detail lines 30
+times for 12 widths; the Compare tab's stages line, ~3,000 characters with 200 scenarios, ~10
+times for 3 widths, ~0.6 ms each).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QLabel, QWidget
+
+
+class WrappedLabel(QLabel):
+    """``QLabel`` with word wrap whose height for a width is worked out once per text, width
+    and look: the heights are kept while the text and the contents margins are the same and no
+    change event (font, style, palette, …) has come in since."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None):
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+        self._heights: dict[int, int] = {}
+        self._heights_of: tuple[str, object] | None = None
+        self.layouts = 0  # heights worked out by QLabel (tests count them)
+
+    def heightForWidth(self, width: int) -> int:
+        of = (self.text(), self.contentsMargins())
+        if of != self._heights_of:
+            self._heights.clear()
+            self._heights_of = of
+        height = self._heights.get(width)
+        if height is None:
+            self.layouts += 1
+            height = self._heights[width] = super().heightForWidth(width)
+        return height
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        self._heights.clear()  # whatever changed (font, style, …): ask QLabel again
+
+    def setMargin(self, margin: int) -> None:
+        self._heights.clear()
+        super().setMargin(margin)
+
+    def setIndent(self, indent: int) -> None:
+        self._heights.clear()
+        super().setIndent(indent)
+
+    def setWordWrap(self, on: bool) -> None:
+        if hasattr(self, "_heights"):
+            self._heights.clear()
+        super().setWordWrap(on)
+
+    def setAlignment(self, alignment: Qt.AlignmentFlag) -> None:
+        self._heights.clear()
+        super().setAlignment(alignment)
+
+    def setTextFormat(self, fmt: Qt.TextFormat) -> None:
+        self._heights.clear()
+        super().setTextFormat(fmt)
