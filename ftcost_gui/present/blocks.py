@@ -7,6 +7,7 @@ a file is a ``Name`` part, rendered by io/names.py for the output it goes to.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -86,17 +87,28 @@ def text(*parts: Part) -> Para:
 
 # --- HTML ---------------------------------------------------------------------------------------
 def inline_html(parts: Inline) -> str:
+    if len(parts) == 1 and type(parts[0]) is str:  # most table cells: one text
+        return _text_html(parts[0])
     out = []
     for p in parts:
-        if isinstance(p, Bold):
-            out.append(f"<b>{escape(p.text, quote=False)}</b>")
+        if type(p) is str:
+            out.append(_text_html(p))
+        elif isinstance(p, Bold):
+            out.append(f"<b>{_text_html(p.text)}</b>")
         elif isinstance(p, Name):
             out.append(for_html(p.text))
         elif isinstance(p, Ref):
-            out.append(f' <span class="ref">[{escape(p.text, quote=False)}]</span>')
+            out.append(f' <span class="ref">[{_text_html(p.text)}]</span>')
         else:
-            out.append(escape(p, quote=False))
+            out.append(_text_html(p))
     return "".join(out)
+
+
+@functools.lru_cache(maxsize=8192)
+def _text_html(s: str) -> str:
+    # The same labels and units recur in every scenario's tables: each is escaped once (a
+    # 200-scenario report renders ~40,000 parts; issue 17).
+    return escape(s, quote=False)
 
 
 _PARA_HTML = {"formula": '<p class="f">', "note": '<p class="note">', "text": "<p>"}

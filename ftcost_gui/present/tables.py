@@ -7,6 +7,7 @@ the PDF, the HTML and the Markdown show the same text.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -173,11 +174,13 @@ def _num(x: float) -> str:
 
 
 PERCENT_FIELDS = ("mfu", "usable_memory_fraction", "stack_efficiency")
+# The inputs table reads ~23 fields' metadata per scenario: each field's once (issue 17).
+_field_spec = functools.cache(field_spec)
 
 
 def _field(model: type[BaseModel], name: str, value: Any) -> tuple[str, str]:
     """(label with unit, value text) from the field's metadata."""
-    spec = field_spec(model, name)
+    spec = _field_spec(model, name)
     unit = spec.unit
     if value is None:
         text = {"spot_usd_per_hour": "none", "mfu": "default"}.get(name, "—")
