@@ -115,7 +115,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..core.scenarios import estimate_all
+    from ..core.series import own_outcome, scenario_series
     from ..io.estimate_file import EstimateFileError, load_document
 
     targets = {k: getattr(args, k, None) for k in ("pdf", "html", "md")}
@@ -137,10 +137,13 @@ def _run(args: argparse.Namespace) -> int:
         document = load_document(args.file)
     except EstimateFileError as exc:
         raise ReportError(str(exc)) from None
-    try:
-        results = estimate_all(document)
+    try:  # one plan per scenario: its figures, and its curve and bar in the plots
+        outcomes = [own_outcome(s.inputs) for s in document.scenarios]
     except Exception as exc:  # a scenario the model cannot estimate
         raise ReportError(f"cannot estimate {args.file}: {exc}") from None
+    results = [o.result for o in outcomes]
+    names = [s.name for s in document.scenarios]
+    series = scenario_series(names, outcomes, document.active) if len(names) > 1 else None
     baseline = _baseline(document, getattr(args, "baseline", None))
 
     from ..report import Report
@@ -149,7 +152,7 @@ def _run(args: argparse.Namespace) -> int:
     title = plain(getattr(args, "title", None) or "").strip() or plain(Path(args.file).stem)
     report = Report(
         document=document, results=results, title=title, baseline=baseline,
-        plan=None if args.no_plan else _plan(args, document.current.inputs),
+        plan=None if args.no_plan else _plan(args, document.current.inputs), series=series,
     )  # fmt: skip
     try:
         from ..report.render import ensure_qapp, export_report

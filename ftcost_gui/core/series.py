@@ -203,19 +203,36 @@ class Outcomes:
         active = methods.index(current)
         bands = [result.ranges.memory_bytes if i == active else None for i in range(len(methods))]
         bars = memory_bars(methods, memories, [n] * len(methods), active, bands)
-        return Outcome(
-            inputs=inputs,
-            result=result,
-            memory_by_method=bars,
-            cost_curve=cost_curve(p),
-            cost_now=CostPoint(
-                result.time.mfu * 100,
-                result.cost.on_demand_usd,
-                result.cost.spot_usd,
-                result.ranges.on_demand_usd.low,
-                result.ranges.on_demand_usd.high,
-            ),
-        )
+        return _outcome(inputs, p, result, bars)
+
+
+def _outcome(inputs: EstimateInputs, p: Plan, result: EstimateResult, bars: MemoryBars) -> Outcome:
+    return Outcome(
+        inputs=inputs,
+        result=result,
+        memory_by_method=bars,
+        cost_curve=cost_curve(p),
+        cost_now=CostPoint(
+            result.time.mfu * 100,
+            result.cost.on_demand_usd,
+            result.cost.spot_usd,
+            result.ranges.on_demand_usd.low,
+            result.ranges.on_demand_usd.high,
+        ),
+    )
+
+
+def own_outcome(inputs: EstimateInputs) -> Outcome:
+    """An ``Outcome`` whose memory bars are its own method's only (one plan, no other method's
+    memory): all that ``scenario_series`` reads of it, and the estimate itself. A report of
+    many scenarios takes its results and its plots' series from these (issue 17)."""
+    p = plan(inputs)
+    result = finish(p)
+    bars = memory_bars(
+        (inputs.training.method,), [result.memory], [result.time.num_gpus], 0,
+        [result.ranges.memory_bytes],
+    )  # fmt: skip
+    return _outcome(inputs, p, result, bars)
 
 
 @dataclass(frozen=True, slots=True)

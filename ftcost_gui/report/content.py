@@ -21,6 +21,7 @@ from ..core.plan_front import PlanSearch
 from ..core.plan_space import PlanConstraints
 from ..core.planner import search_plans
 from ..core.results import EstimateResult
+from ..core.series import ScenarioSeries
 from ..core.what_fits import WhatFits, what_fits
 from ..io.names import plain
 from ..present.tables import (
@@ -69,6 +70,9 @@ class Report:
     generated: datetime = field(default_factory=lambda: datetime.now().astimezone())
     baseline: int = 0
     plan: PlanSection | None = None  # the recommendation at the top, and its plots
+    # The all-scenario plots' series when the caller computed them with the results (the CLI:
+    # one plan per scenario for both); None: the plots compute them.
+    series: ScenarioSeries | None = None
 
     @property
     def names(self) -> list[str]:

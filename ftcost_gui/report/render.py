@@ -73,7 +73,7 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
             view.setUpdatesEnabled(False)  # laid out as on screen, never painted there
         QApplication.processEvents()
         if report.several:
-            series = document_series(doc, outcomes)
+            series = report.series or document_series(doc, outcomes)
             views["memory"].set_scenarios(series)
             views["cost"].set_scenarios(series)
         else:
