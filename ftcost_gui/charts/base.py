@@ -11,11 +11,12 @@ from collections.abc import Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Signal
-from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QFontMetrics
+from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from ..qt_compat import guard_refcount_leak
 from .axis import FastAxis
+from .menu_view_box import MenuViewBox
 from .theme import Theme, theme_for
 
 guard_refcount_leak()
@@ -61,8 +62,9 @@ class PlotView(QWidget):
         self.plot_widget.setMinimumSize(260, 200)
         # The shown axes paint their grid lines as pixel rows (charts/axis.py).
         axes = {side: FastAxis(side) for side in AXES}
+        # Its right-click menu is built on first use (charts/menu_view_box.py).
         self.plot_item: pg.PlotItem = self.plot_widget.addPlot(
-            row=0, col=0, title=title, axisItems=axes
+            row=0, col=0, title=title, axisItems=axes, viewBox=MenuViewBox()
         )
         self.plot_item.showGrid(y=True, alpha=0.25)
         # Major and minor ticks only: the third tick level's faint grid lines cost ~8 ms of axis
@@ -91,18 +93,31 @@ class PlotView(QWidget):
                 verSpacing=-6,
                 brush=pg.mkBrush(self.theme.legend_brush()),
             )
-        self.view_box: pg.ViewBox = self.plot_item.getViewBox()
+        self.view_box: MenuViewBox = self.plot_item.getViewBox()
         # Replace the scene's generic "Export..." (its SVG exporter is broken with Qt >= 6.11).
         self.plot_widget.scene().contextMenu = []
-        menu = self.view_box.menu
-        menu.addSeparator()
-        self.png_action = menu.addAction("Export plot as PNG…")
-        self.svg_action = menu.addAction("Export plot as SVG…")
-        self.png_action.triggered.connect(lambda: self.exportRequested.emit("png"))
-        self.svg_action.triggered.connect(lambda: self.exportRequested.emit("svg"))
+        self.view_box.on_menu(self._add_export_actions)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.plot_widget)
+
+    def _add_export_actions(self, menu: QMenu) -> None:
+        menu.addSeparator()
+        self._png_action = menu.addAction("Export plot as PNG…")
+        self._svg_action = menu.addAction("Export plot as SVG…")
+        self._png_action.triggered.connect(lambda: self.exportRequested.emit("png"))
+        self._svg_action.triggered.connect(lambda: self.exportRequested.emit("svg"))
+
+    @property
+    def png_action(self) -> QAction:
+        """The menu's "Export plot as PNG…" (the menu is built if it is not yet)."""
+        self.view_box.menu  # noqa: B018  (builds it)
+        return self._png_action
+
+    @property
+    def svg_action(self) -> QAction:
+        self.view_box.menu  # noqa: B018  (builds it)
+        return self._svg_action
 
     # --- the legend ----------------------------------------------------------------------------
     def show_legend(self, entries: Sequence[tuple[object, str]]) -> None:

@@ -6,7 +6,7 @@ PySide6, the plots built after the first paint, what the first window does not s
 first used, no garbage collection until the plots are built, and no module's source read for
 PySide6's ``__feature__`` scan (~0.4 ms and its text kept in memory for each module imported after
 PySide6), and pyqtgraph not making every Qt class when it loads (charts/qt_mirror.py) nor loading
-the modules the charts do not use (charts/pg_lite.py).
+the modules the charts do not use (charts/pg_lite.py), and the plots' menus built on first use.
 """
 
 from __future__ import annotations
@@ -55,6 +55,9 @@ print(json.dumps({
     # pyqtgraph's modules the charts do not use not loaded with the plots drawn (charts/pg_lite.py)
     "pyqtgraph_rest_on_use": "__getattr__" in vars(sys.modules["pyqtgraph"]),
     "pyqtgraph_modules": len([m for m in sys.modules if m.startswith("pyqtgraph.")]),
+    "menus_built": [
+        plot.view_box.menu_built for plot in (window.charts.memory_plot, window.charts.cost_plot)
+    ],
     "sources_read": sorted(f for f in linecache.cache if f.endswith(".py")),
     "qt_classes": [  # made by PySide6 on first use / listed by the three Qt modules
         sum(len(sys.modules[f"PySide6.{m}"].__dict__) for m in ("QtCore", "QtGui", "QtWidgets")),
@@ -99,6 +102,8 @@ def test_start_loads_the_core_before_qt_and_no_plot_library_before_the_first_pai
     # (charts/pg_lite.py): ~55 of its ~145 modules loaded (ffb1511: all).
     assert got["pyqtgraph_rest_on_use"]
     assert got["pyqtgraph_modules"] < 80
+    # The plots' right-click menus wait for a right-click (charts/menu_view_box.py).
+    assert got["menus_built"] == [False, False]
 
 
 def test_the_skipped_collections_come_back_once(monkeypatch):
