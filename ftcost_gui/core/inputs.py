@@ -544,10 +544,7 @@ class EstimateInputs(BaseModel):
                 obj, strict=strict, extra=extra, from_attributes=from_attributes,
                 context=context, by_alias=by_alias, by_name=by_name,
             )  # fmt: skip
-        known, raws = validated.known_sections(obj)
-        inputs = cls.__pydantic_validator__.validate_python(known)
-        validated.remember(inputs, raws)
-        return inputs
+        return validated.validate(cls, obj)
 
     @model_validator(mode="after")
     def _check(self) -> Self:

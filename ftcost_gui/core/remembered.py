@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from operator import itemgetter
 from typing import Any, Protocol, TypeVar
 
 from .architecture import ModelSpec, ParamCounts, effective_counts
-from .inputs import EstimateInputs, TrainingSpec
+from .inputs import EfficiencySpec, EstimateInputs, GpuSpec, HardwareSpec, TrainingSpec
 from .memory import RECIPES, MemoryModel
 from .memory_step import (
     Fit,
@@ -229,20 +230,30 @@ PRICE_FIELDS = (
 )  # fmt: skip
 
 
+def _getter(fields: list[str]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """The values of these fields of a section's ``__dict__``, in field order, as a tuple."""
+    get = itemgetter(*fields)
+    return get if len(fields) > 1 else lambda d: (get(d),)
+
+
+# The fields a plan reads of the efficiency, hardware (but its GPU) and GPU sections.
+_PLAN_EFFICIENCY = _getter(
+    [n for n in EfficiencySpec.model_fields if n not in FINISH_ONLY_EFFICIENCY]
+)
+_PLAN_HARDWARE = _getter([n for n in HardwareSpec.model_fields if n not in ("gpu", "price_origin")])
+_PLAN_GPU = _getter([n for n in GpuSpec.model_fields if n not in PRICE_FIELDS])
+
+
 def plan_key(inputs: EstimateInputs) -> tuple[object, ...]:
-    """What ``estimate.plan`` reads of ``inputs`` beyond its job (compared by value)."""
-    gpu = dict(inputs.hardware.gpu.__dict__)
-    for name in PRICE_FIELDS:
-        del gpu[name]
-    hw = dict(inputs.hardware.__dict__)
-    hw["gpu"] = gpu
-    del hw["price_origin"]
-    eff = dict(inputs.efficiency.__dict__)
-    for name in FINISH_ONLY_EFFICIENCY:
-        del eff[name]
-    return (eff, hw, inputs.overheads)
+    """What ``estimate.plan`` reads of ``inputs`` beyond its job (compared by value): the values
+    of the efficiency, hardware and GPU fields it reads (tuples, in field order), the overheads."""
+    hw = inputs.hardware
+    return (
+        _PLAN_EFFICIENCY(inputs.efficiency.__dict__), _PLAN_HARDWARE(hw.__dict__),
+        _PLAN_GPU(hw.gpu.__dict__), inputs.overheads,
+    )  # fmt: skip
 
 
 def same_plan_key(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
     """``a == b`` for two ``plan_key``s (the overheads compared as ``same`` does)."""
-    return a[0] == b[0] and a[1] == b[1] and same(a[2], b[2])
+    return a[0] == b[0] and a[1] == b[1] and a[2] == b[2] and same(a[3], b[3])

@@ -208,6 +208,13 @@ def runner(plan: TimePlan) -> Run:
     ev, rl, gen_mfu = plan.eval_gen, plan.rl_gen, plan.gen_mfu
     no_rl = rl is rollout.NO_GENERATION
     wall_s = rollout.wall_s
+    # The evaluation's rollout.wall_s: its value where the MFU does not change it, else its
+    # bandwidth mode's operands (the same operations, without a call a run).
+    ev_bw = ev.mode == "bandwidth" and ev.engines * ev.tp != 0
+    ev_s = 0.0 if ev_bw else wall_s(ev, peak, 1.0, gen_mfu)
+    ev_tp, ev_mem_s, ev_flops, ev_steps, ev_prefill, ev_sync = (
+        ev.tp, ev.decode_mem_s, ev.decode_flops, ev.decode_steps, ev.prefill_flops, ev.sync_s
+    )  # fmt: skip
 
     def run(mfu: float, od_price: float, shape: float | None) -> RunTime:
         busy_wall_s = flops / (peak * mfu) * qlora / n
@@ -225,7 +232,13 @@ def runner(plan: TimePlan) -> Run:
         else:  # min(mfu / shape, 1.0)
             gen = mfu / shape
             gen = 1.0 if 1.0 < gen else gen
-        eval_s = wall_s(ev, peak, gen, gen_mfu)
+        if ev_bw:  # rollout.wall_s: max(a, x) written out (sweep.py)
+            rate = peak * gen * ev_tp
+            step = ev_flops / rate
+            step = step if step > ev_mem_s else ev_mem_s
+            eval_s = ev_steps * step + ev_prefill / rate + ev_sync
+        else:
+            eval_s = ev_s
         rl_s = 0.0 if no_rl else wall_s(rl, peak, gen, gen_mfu)
         held_wall_s = fixed + train_wall_s + ckpt_s + eval_s + rl_s
         held_gpu_h = billed * held_wall_s / SECONDS_PER_HOUR

@@ -15,13 +15,14 @@ safe; the estimate's memos then find them by identity.
 
 from __future__ import annotations
 
-from typing import Any, get_args, get_origin
+from typing import Any, TypeVar, get_args, get_origin
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 # The last inputs validated (EstimateInputs), newest first, each with its document's sections.
 VALIDATED_MEMO: list[tuple[Any, dict[str, Any]]] = []
 SIZE = 2
+_M = TypeVar("_M", bound=BaseModel)
 
 
 def _structured(cls: type[BaseModel]) -> tuple[str, ...]:
@@ -123,3 +124,90 @@ def remember(inputs: Any, raws: dict[str, Any]) -> None:
     next documents' sections."""
     VALIDATED_MEMO.insert(0, (inputs, raws))
     del VALIDATED_MEMO[SIZE:]
+
+
+_new = object.__new__
+# BaseModel's slots, set through their descriptors (what object.__setattr__ finds, sooner)
+_SET_DICT = BaseModel.__dict__["__dict__"].__set__
+_SET_FIELDS = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_SET_EXTRA = BaseModel.__dict__["__pydantic_extra__"].__set__
+_SET_PRIVATE = BaseModel.__dict__["__pydantic_private__"].__set__
+_Shape = tuple[tuple[tuple[str, Any], ...], tuple[Any, ...]]
+
+
+def _shape(cls: type[BaseModel]) -> _Shape | None:
+    """(each field's name and section class, in field order; the model's "after" checks) when
+    ``validate`` can make ``cls``: every field a section, no extras or private attributes, no
+    validators but "after" model validators taking the model alone. None: it cannot."""
+    if cls in _SHAPES:
+        return _SHAPES[cls]
+    shape: _Shape | None = None
+    d = cls.__pydantic_decorators__
+    fields = tuple((n, f.annotation) for n, f in cls.model_fields.items())
+    after = tuple(v.func for v in d.model_validators.values() if v.info.mode == "after")
+    if (
+        all(isinstance(c, type) and issubclass(c, BaseModel) for _, c in fields)
+        and all(f.alias is None and f.validation_alias is None for f in cls.model_fields.values())
+        and cls.model_config.get("extra") == "forbid"
+        and not (cls.__private_attributes__ or cls.__pydantic_post_init__)
+        and not (d.field_validators or d.root_validators or d.validators)
+        and len(after) == len(d.model_validators)
+        and all(getattr(f, "__code__", None) and f.__code__.co_argcount == 1 for f in after)
+    ):
+        shape = (fields, after)
+    _SHAPES[cls] = shape
+    return shape
+
+
+_SHAPES: dict[type[BaseModel], _Shape | None] = {}
+
+
+def validate(cls: type[_M], data: dict[str, Any]) -> _M:
+    """``cls.__pydantic_validator__.validate_python(data)`` (lax) for the inputs model ``cls``:
+    the same inputs, or the same error. Sections repeated from the last inputs validated are
+    those objects; see the module's text."""
+    shape = _shape(cls)
+    made = None if shape is None or len(data) != len(shape[0]) else _made(cls, shape, data)
+    if made is not None:
+        return made
+    known, raws = known_sections(data)
+    inputs = cls.__pydantic_validator__.validate_python(known)
+    remember(inputs, raws)
+    return inputs
+
+
+def _made(cls: type[_M], shape: _Shape, data: dict[str, Any]) -> _M | None:
+    fields, after = shape
+    values: dict[str, Any] = {}
+    raws: dict[str, Any] = {}
+    memo = VALIDATED_MEMO
+    for name, section_cls in fields:
+        raw = data.get(name)
+        if type(raw) is not dict:
+            return None  # missing, or a section object (pydantic runs its checks again)
+        for inputs, given in memo:
+            known = given.get(name)
+            section = inputs.__dict__[name]
+            if (known is not None and raw == known) or _equal(raw, section):
+                raws[name] = known if known is not None else _copy(raw)
+                break
+        else:
+            try:
+                section = section_cls.__pydantic_validator__.validate_python(raw)
+            except ValidationError:
+                return None  # the errors as pydantic words them for the whole document
+            raws[name] = _copy(raw)
+        values[name] = section
+    inputs = _new(cls)
+    _SET_DICT(inputs, values)
+    _SET_FIELDS(inputs, set(values))
+    _SET_EXTRA(inputs, None)
+    _SET_PRIVATE(inputs, None)
+    try:
+        for check in after:
+            if check(inputs) is not inputs:
+                return None
+    except Exception:  # pydantic words what a check raises
+        return None
+    remember(inputs, raws)
+    return inputs

@@ -107,3 +107,80 @@ def test_a_document_changed_after_validation_is_validated_anew():
     doc["data"]["epochs"] = 1.0
     doc["spot"]["unknown_field"] = 1  # one field more: validated, refused
     assert "unknown_field" in _outcome(doc)
+
+
+class _Counting:
+    """A section's validator that counts the documents it validates."""
+
+    def __init__(self, validator: Any) -> None:
+        self.validator, self.calls = validator, 0
+
+    def validate_python(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        return self.validator.validate_python(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.validator, name)
+
+
+def test_an_edit_validates_the_section_it_changed_alone(monkeypatch):
+    doc = EstimateInputs().model_dump(mode="json")
+    classes = {n: f.annotation for n, f in EstimateInputs.model_fields.items()}
+    counting = {}
+    for name, cls in classes.items():
+        counting[name] = _Counting(cls.__pydantic_validator__)
+        monkeypatch.setattr(cls, "__pydantic_validator__", counting[name])
+    whole = _Counting(EstimateInputs.__pydantic_validator__)
+    monkeypatch.setattr(EstimateInputs, "__pydantic_validator__", whole)
+    validated.VALIDATED_MEMO.clear()
+    first = EstimateInputs.model_validate(doc)
+    assert [c.calls for c in counting.values()] == [1] * len(classes) and whole.calls == 0
+    for section, edit in (("efficiency", ("mfu", 0.31)), ("hardware", ("gpus_per_node", 4))):
+        doc[section][edit[0]] = edit[1]
+        before = {n: c.calls for n, c in counting.items()}
+        again = EstimateInputs.model_validate(doc)
+        assert {n: c.calls - before[n] for n, c in counting.items()} == {
+            n: int(n == section) for n in classes
+        }
+        assert whole.calls == 0 and repr(again) == _cold(doc)
+        assert getattr(getattr(again, section), edit[0]) == edit[1]
+    assert first.model == again.model
+
+
+@pytest.mark.parametrize(
+    ("section", "name", "value"),
+    [
+        ("efficiency", "mfu", 1.5),  # a field's bound
+        ("hardware", "gpu", {"memory_gib": 0.5}),  # a nested section's field (and missing ones)
+        ("model", "num_kv_heads", 7),  # a section's own check (ModelSpec: heads must divide)
+        ("model", "position_embeddings", -1),  # the inputs' own check (tied embeddings)
+        ("spot", "unknown", 1),  # one field more
+    ],
+)
+def test_an_invalid_edit_gives_the_errors_of_the_whole_document(section, name, value):
+    doc = EstimateInputs().model_dump(mode="json")
+    if section == "model" and name == "position_embeddings":
+        doc["model"]["tied_embeddings"] = True
+    EstimateInputs.model_validate(copy.deepcopy(doc))
+    doc[section][name] = value
+    with pytest.raises(ValidationError) as warm:
+        EstimateInputs.model_validate(copy.deepcopy(doc))
+    assert str(warm.value) == _cold(doc)
+
+
+def test_inputs_made_from_sections_are_those_pydantic_makes():
+    doc = EstimateInputs().model_dump(mode="json")
+    EstimateInputs.model_validate(copy.deepcopy(doc))
+    doc["efficiency"]["mfu"] = 0.42
+    warm = EstimateInputs.model_validate(doc)
+    cold = EstimateInputs.__pydantic_validator__.validate_python(copy.deepcopy(doc))
+    assert warm == cold and list(warm.__dict__) == list(cold.__dict__)
+    assert warm.model_fields_set == cold.model_fields_set
+    assert (warm.__pydantic_extra__, warm.__pydantic_private__) == (None, None)
+    assert (cold.__pydantic_extra__, cold.__pydantic_private__) == (None, None)
+    # the checks validate() runs itself are all the inputs have: a new one must be seen here
+    decorators = EstimateInputs.__pydantic_decorators__
+    assert [(n, d.info.mode) for n, d in decorators.model_validators.items()] == [
+        ("_check", "after")
+    ]
+    assert not decorators.field_validators
