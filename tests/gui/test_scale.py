@@ -275,3 +275,31 @@ def test_progress_texts_of_a_large_which_gpu_refresh_do_not_lay_the_window_out(w
     # … the summary fixed and freed, the result (4); before: one per text (48)
     assert layouts["n"] <= 5
     assert not texts[-1].startswith("Comparing") and view.summary.maximumHeight() > 10_000
+
+
+def test_the_all_scenario_plots_are_built_at_idle_once_a_document_has_several(window, monkeypatch):
+    """Opening 'All scenarios' only draws its plots: they are built when the event loop is idle
+    after a document of several scenarios arrives (never for one scenario), once."""
+    from ftcost_gui.charts import scenario_plots
+
+    built = []
+    init = scenario_plots.ScenarioCostPlot.__init__
+
+    def counting_init(self, *args, **kwargs):
+        built.append(self)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(scenario_plots.ScenarioCostPlot, "__init__", counting_init)
+    charts = window.charts
+    QApplication.processEvents()
+    assert charts.scenario_plots is None and built == []  # one scenario: nothing built
+    window.store.set_document(_document(window.store.inputs, 3))
+    assert charts.scenario_plots is None  # not while the document arrives…
+    QApplication.processEvents()
+    assert charts.scenario_plots is not None and len(built) == 1  # …at idle
+    assert charts.mode() == "method" and not charts.scenario_plots[1].isVisible()
+    assert charts.scenario_plots[1].names == ()  # built, not drawn (hidden views do no work)
+    _one_edit(window, {}, 1.1)
+    charts.set_mode("scenarios")
+    QApplication.processEvents()
+    assert len(built) == 1 and charts.scenario_plots[1].names == ("S0", "S1", "S2")
