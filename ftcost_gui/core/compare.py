@@ -16,12 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import calibration as cal
 from .catalog import CatalogGpu, EffectiveRow, id_key
-from .estimate import finish_prices, row_plan, row_plan_at
 from .inputs import EstimateInputs, GpuSpec, PricingTier
 from .memory_step import Fit
 from .plan import Plan, RowPlan
 from .remembered import GpuFits, plan_key
 from .results import EstimateResult, MemoryBreakdown, build, copied
+from .row_plans import RowPlanner, finish_prices, row_plan_at
 from .units import SECONDS_PER_HOUR, TERA
 
 _GPU_FIELDS = frozenset(GpuSpec.model_fields)
@@ -243,7 +243,7 @@ class GpuComparer:
     """``compare_gpus`` for a catalog that changes rarely and inputs that change often.
 
     Keeps, for the current inputs (their own GPU aside: every row replaces it), one comparison
-    per offer and one row plan per GPU (``core.estimate.row_plan`` does not read prices), so that:
+    per offer and one row plan per GPU (``core.row_plans.row_plan`` does not read prices), so that:
 
     - an offer already compared is not estimated again (adopting a GPU changes the inputs'
       GPU only; switching back to a catalog, or editing one row, estimates the new offers only);
@@ -251,7 +251,7 @@ class GpuComparer:
       only ``finish`` runs for each;
     - an edit no plan reads (the MFU, the estimate's own prices, spot, project: what
       ``remembered.plan_key`` leaves out) keeps the plans: only the rows are finished again, at
-      the MFU chosen again (``estimate.row_plan_at``).
+      the MFU chosen again (``row_plans.row_plan_at``).
 
     ``missing`` lists the offers still to compare, ``compare_some`` compares some of them (the
     window does it in slices between events), ``rows`` gives the rows. ``plans`` and ``finishes``
@@ -269,6 +269,7 @@ class GpuComparer:
         # Row plans of former inputs that read what the current ones do (MFU, price edits).
         self._earlier: dict[tuple[Any, ...], RowPlan] = {}
         self._fits = GpuFits()  # the memory fits of the plan key's job
+        self._planner: RowPlanner | None = None  # the plan key's row plans, made on first use
         self._trash: list[dict[Any, Any]] = []
         self.plans = 0
         self.finishes = 0
@@ -293,6 +294,7 @@ class GpuComparer:
                 self._trash.append(self._earlier)
                 self._earlier = {}
                 self._fits = GpuFits()
+                self._planner = None
             if self._plans:
                 self._trash.append(self._plans)
                 self._plans = {}
@@ -325,23 +327,29 @@ class GpuComparer:
         self._use(inputs)
         self._release()
         spent = 0
-        plans, earlier = self._plans, self._earlier
+        plans, earlier, rows = self._plans, self._earlier, self._rows
         for i, o in enumerate(offers):
             if units is not None and spent >= units:
                 return i
-            if self._known(o) is not None:
+            hit = rows.get(id(o))
+            if hit is not None and hit[0] is o:  # compared already (``_known``)
                 continue
-            p = plans.get(o.facts)
+            facts = o.facts
+            p = plans.get(facts)
             if p is None:
-                known = earlier.get(o.facts)
+                known = earlier.get(facts) if earlier else None
                 if known is not None:
                     p = row_plan_at(known, inputs_on_gpu(inputs, o.spec))
                 else:
-                    p = row_plan(inputs_on_gpu(inputs, o.spec), self._fits)
+                    on_gpu = inputs_on_gpu(inputs, o.spec)
+                    planner = self._planner
+                    if planner is None:
+                        planner = self._planner = RowPlanner(on_gpu, self._fits)
+                    p = planner(on_gpu)
                     self.plans += 1
                     spent += PLAN_UNITS
-                plans[o.facts] = p
-            self._rows[id(o)] = (o, offer_row(p, o))
+                plans[facts] = p
+            rows[id(o)] = (o, offer_row(p, o))
             self.finishes += 1
             spent += 1
         return len(offers)

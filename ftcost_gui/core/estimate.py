@@ -15,20 +15,18 @@ from typing import NamedTuple, TypeVar
 from pydantic import BaseModel
 
 from . import alignment, rollout
-from .checks import measured_mfu, step_check
-from .comm import comm_plan, default_overlap, link_for
-from .finishing import finish, near_limit_warning
+from .comm import CommPlan, comm_plan, default_overlap, link_for
+from .finishing import finish
 from .inputs import EstimateInputs
 from .layout import Option, Rented, choose_checkpointing, memory_status, rented, rollout_rented
 from .memory import ADAPTER_WEIGHT_BYTES, RECIPES, base_weight_bytes
-from .memory_step import Fit, MemoryInputs, MemoryStep, fit_warnings
+from .memory_step import Fit, MemoryInputs, MemoryStep
 from .params import lora_work, param_summary
-from .plan import Job, JobFlops, Layout, Plan, PlanMemo, RowPlan
+from .plan import Job, JobFlops, Layout, Plan, PlanMemo
 from .ranges import longest_row
 from .remembered import (
     PLAN_MEMO,
     FitOf,
-    GpuFits,
     adapters_of,
     counts_of,
     fit,
@@ -43,13 +41,9 @@ from .rollout import Engines
 from .sweep import SweepPoint, sweep
 from .throughput import MfuChoice, choose_mfu, default_mfu
 from .time_cost import (
-    RunTime,
     TimePlan,
-    billed_run_usd,
     plan_time,
     resumable_checkpoint,
-    run_time,
-    spot_factor,
     trainable_grad_bytes,
 )
 from .tokens import count_flops
@@ -164,22 +158,33 @@ def _layout(
     )  # fmt: skip
 
 
+class _MfuTerms(NamedTuple):
+    """What the MFU default reads of the job at one checkpointing setting, and the overlap."""
+
+    tokens_mb: float  # tokens per micro-batch
+    work_per_token: float
+    quantized: float  # Q-LoRA: the quantised weights
+    overlap: float
+
+
 def _mfu_overlap(
     inputs: EstimateInputs, job: Job, ckpt: bool, flops: FlopBreakdown
 ) -> tuple[MfuChoice, float]:
     """The MFU chosen (throughput.py) and the share of DDP's all-reduce hidden (comm.py)."""
-    m, tr, gpu, eff = inputs.model, inputs.training, inputs.hardware.gpu, inputs.efficiency
+    terms = _mfu_terms(inputs, job, flops)
+    return _mfu_at(inputs, ckpt, terms), terms.overlap
+
+
+def _mfu_terms(inputs: EstimateInputs, job: Job, flops: FlopBreakdown) -> _MfuTerms:
+    """``_mfu_overlap``'s GPU-free part: nothing of it reads the GPU ("Which GPU" works it out
+    once per checkpointing setting, ``row_plans.RowPlanner``)."""
+    m, tr, eff = inputs.model, inputs.training, inputs.efficiency
     counts, tokens = job.counts, job.tokens
     tokens_mb = tr.micro_batch * tokens.row_tokens
     # The trainer's FLOPs per processed token: the policy update, its epochs and the extra
     # forwards (DPO/RL) all run in micro-batches of these rows.
     work_per_token = flops.total_flops / tokens.tokens_processed
     quantized = counts.decoder_linear if tr.method == "qlora" else 0.0
-    d = default_mfu(
-        tr.method, tokens_mb, work_per_token, gpu.bf16_tflops, gpu.achievable_fraction,
-        quantized, gpu.memory_bandwidth_gb_s, ckpt,
-    )  # fmt: skip
-    mfu = choose_mfu(eff.mfu, eff.stack_efficiency, d)
     # The forward is 2·N + 2·L·s·d of the per-token FLOPs; the rest (backward, recompute) is the
     # window DDP's all-reduce can hide in (comm.py).
     forward = 2.0 * counts.matmul_active + 2.0 * m.num_layers * tokens.seq_len * m.q_dim
@@ -187,34 +192,59 @@ def _mfu_overlap(
     overlap = eff.comm_overlap
     if overlap is None:
         overlap = default_overlap(tr.sharding, backward_share, tr.grad_accum)
-    return mfu, overlap
+    return _MfuTerms(tokens_mb, work_per_token, quantized, overlap)
+
+
+def _mfu_at(inputs: EstimateInputs, ckpt: bool, t: _MfuTerms) -> MfuChoice:
+    """The MFU chosen on the inputs' GPU: its default (throughput.py), or the user's."""
+    gpu, eff = inputs.hardware.gpu, inputs.efficiency
+    d = default_mfu(
+        inputs.training.method, t.tokens_mb, t.work_per_token, gpu.bf16_tflops,
+        gpu.achievable_fraction, t.quantized, gpu.memory_bandwidth_gb_s, ckpt,
+    )  # fmt: skip
+    return choose_mfu(eff.mfu, eff.stack_efficiency, d)
 
 
 def _trainer_time(
     inputs: EstimateInputs, job: Job, flops: FlopBreakdown, gpus: tuple[int, Rented, int],
-    mfu: MfuChoice, overlap: float, warnings: list[str],
+    mfu: MfuChoice, overlap: float, warnings: list[str], comm: CommPlan | None = None,
+    evaluation: rollout.GenerationPlan | None = None,
 ) -> tuple[Engines | None, TimePlan]:  # fmt: skip
     """The generation plans, link, communication and MFU-free time on ``gpus`` = (GPUs that
-    train, GPUs rented, node size)."""
-    tr, gpu, eff = inputs.training, inputs.hardware.gpu, inputs.efficiency
-    counts, adapters, tokens = job.counts, job.adapters, job.tokens
+    train, GPUs rented, node size). ``comm``: ``_comm``'s plan for these, when known;
+    ``evaluation``: the evaluation plan of a run without rollouts, when known."""
+    tr = inputs.training
+    tokens = job.tokens
     n, rent, node = gpus
     tokens_mb = tr.micro_batch * tokens.row_tokens
-    ev, rl_gen, engines = rollout.generation_plans(inputs, counts, job.shape, n, warnings)
+    if evaluation is None:
+        gen = rollout.generation_plans(inputs, job.counts, job.shape, n, warnings)
+    else:  # as generation_plans without rollouts
+        gen = (evaluation, rollout.NO_GENERATION, None)
+    ev, rl_gen, engines = gen
+    if comm is None:
+        comm = _comm(inputs, job, n, node, overlap)
+    time = plan_time(
+        inputs, job.counts, flops.total_flops, tokens.tokens_processed, tokens_mb * tr.grad_accum,
+        (n, rent.gpus, node), comm, mfu, job.checkpoint,
+        (ev, rl_gen, _rollout_billed(n, rent, engines, inputs)),
+    )  # fmt: skip
+    return engines, time
+
+
+def _comm(inputs: EstimateInputs, job: Job, n: int, node: int, overlap: float) -> CommPlan:
+    """The link and communication of the job on n GPUs, nodes of ``node`` (comm.py): of the GPU
+    it reads its interconnect and network only (``row_plans.RowPlanner``'s key)."""
+    tr, gpu, eff = inputs.training, inputs.hardware.gpu, inputs.efficiency
+    counts, adapters = job.counts, job.adapters
     link = link_for(
         n, node, gpu.interconnect, gpu.interconnect_gb_s, gpu.network, gpu.network_gbit_s
     )
     grads = trainable_grad_bytes(tr.method, counts.total, adapters.total)
     stored = base_weight_bytes(tr.method, counts) + adapters.total * ADAPTER_WEIGHT_BYTES
-    comm = comm_plan(
+    return comm_plan(
         tr.sharding, n, link, grads, stored, tr.grad_accum, overlap, eff.comm_overlap is not None
     )  # fmt: skip
-    time = plan_time(
-        inputs, counts, flops.total_flops, tokens.tokens_processed, tokens_mb * tr.grad_accum,
-        (n, rent.gpus, node), comm, mfu, job.checkpoint,
-        (ev, rl_gen, _rollout_billed(n, rent, engines, inputs)),
-    )  # fmt: skip
-    return engines, time
 
 
 def _rollout_billed(n: int, rent: Rented, engines: Engines | None, inputs: EstimateInputs) -> int:
@@ -338,81 +368,6 @@ def _bf16_warning(inputs: EstimateInputs, warnings: list[str]) -> None:
     gpu = inputs.hardware.gpu
     if not gpu.bf16_supported:
         warnings.append(f"{gpu.name} has no BF16: timings use its FP16 rate (FP16 + loss scaling).")
-
-
-def row_plan(inputs: EstimateInputs, fits: GpuFits | None = None) -> RowPlan:
-    """``plan(inputs, alternative=False)``, only what a "Which GPU" row reads of it
-    (compare.offer_row; issue 17: 5,000 GPUs per comparison): the memory step's fit instead of
-    its breakdown (the same fits, count, total, usable and headroom: memory_step.memory_fit),
-    the same time plan and warnings in the same order, no Layout or Plan.
-    tests/core/test_row_plan.py compares every row with the plan's. ``fits``: the memory fits
-    of this job on other GPUs (``remembered.GpuFits``)."""
-    fit_of = fit if fits is None else fits.fit
-    job = _job(inputs)
-    tr, hw, gpu = inputs.training, inputs.hardware, inputs.hardware.gpu
-    counts, adapters = job.counts, job.adapters
-    warnings = list(job.token_warnings)
-    node = hw.gpus_per_node or gpu.gpus_per_node
-    mi = MemoryInputs.of(inputs, job.sections)
-    if tr.checkpointing == "auto":
-        ckpt, _, f, _, _ = _auto_checkpointing(inputs, job, mi, node, fit_of)
-    else:
-        ckpt, f = tr.checkpointing == "full", fit_of(mi, counts, adapters, None)
-    fit_warnings(f.fits, f.gpus_needed, f.num_gpus, warnings)  # as the plan's memory step
-    # as _layout: it trains on every rented GPU, memory on those
-    rent = rented(f.num_gpus, node, gpu.rent_unit_gpus, hw.rent_whole_units)
-    n = rent.gpus if tr.auto_gpu_count else f.num_gpus
-    if n != f.num_gpus:
-        f = fit_of(mi, counts, adapters, ckpt, n)
-    jf = _flops(inputs, job, ckpt)
-    mfu, overlap = _mfu_overlap(inputs, job, ckpt, jf.flops)
-    _, time = _trainer_time(inputs, job, jf.flops, (n, rent, node), mfu, overlap, warnings)
-    _bf16_warning(inputs, warnings)
-    nodes = math.ceil((rent.gpus + time.extra_gpus) / node)
-    return RowPlan(inputs, job.tokens, jf.flops, f, time, nodes, tuple(warnings))
-
-
-def row_plan_at(p: RowPlan, inputs: EstimateInputs) -> RowPlan:
-    """``row_plan(inputs)`` from the row plan of inputs equal to ``inputs`` in everything a plan
-    reads (``remembered.plan_key``): the MFU chosen again at the inputs' efficiency, as
-    ``_at_mfu`` does for a remembered plan (an MFU edit: "Which GPU" finishes its rows only)."""
-    eff, t = inputs.efficiency, p.time
-    choice = choose_mfu(eff.mfu, eff.stack_efficiency, t.mfu.default)
-    if choice != t.mfu:
-        t = TimePlan._make((*t[:_TIME_MFU], choice, *t[_TIME_MFU + 1 :]))
-    return RowPlan(inputs, p.tokens, p.flops, p.memory, t, p.nodes, p.warnings)
-
-
-def _near_limit_warning(p: Plan | RowPlan, warnings: list[str]) -> None:
-    told = near_limit_warning(p)
-    if told is not None:
-        warnings.append(told)
-
-
-class RowFigures(NamedTuple):
-    """What a 'Which GPU' row shows of ``finish(p)`` at one set of prices (core/compare.py)."""
-
-    run: RunTime
-    spot_usd: float | None  # one run on spot, interruptions included; None without a spot price
-    warnings: tuple[str, ...]
-
-
-def finish_prices(p: Plan | RowPlan, od: float, spot: float | None) -> RowFigures:
-    """``finish`` of a plan of this GPU at these prices, only the figures a comparison row shows:
-    the same run time, spot cost and warnings in the same order (tests/core/test_compare.py
-    compares them with ``finish``), without the breakdowns and result models (issue 17: a
-    5,000-row catalog is 5,000 of these per edit)."""
-    inputs = p.inputs
-    warnings = list(p.warnings)
-    rt = run_time(p.time, p.time.mfu.mfu, od)
-    spot_usd = None
-    if spot is not None:  # as price_run: held GPU-hours × F × spot price
-        spot_usd = rt.held_gpu_hours * spot_factor(inputs, p.nodes) * spot
-    billed_run_usd(inputs, rt.on_demand_usd, spot_usd, warnings)
-    _near_limit_warning(p, warnings)
-    step_check(inputs, p.tokens, p.flops, p.time.num_gpus, p.time.peak, warnings)
-    measured_mfu(inputs, p.flops, p.time.peak, warnings)
-    return RowFigures(rt, spot_usd, tuple(warnings))
 
 
 def estimate(inputs: EstimateInputs) -> EstimateResult:

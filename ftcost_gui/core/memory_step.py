@@ -74,6 +74,14 @@ class MemoryInputs:
             self.framework_overhead_gib, self.objective,
         )  # fmt: skip
 
+    def with_gpu_memory(self, gpu_memory_gib: float) -> MemoryInputs:
+        """``dataclasses.replace(self, gpu_memory_gib=…)``, sooner (row_plans.RowPlanner: one
+        job's memory inputs on each GPU of a catalog)."""
+        return MemoryInputs(
+            self.model, self.training, self.seq_len, gpu_memory_gib, self.usable_memory_fraction,
+            self.framework_overhead_gib, self.objective,
+        )  # fmt: skip
+
     @property
     def rows(self) -> int:
         """Sequences one micro-batch holds (DPO: chosen and rejected of each pair)."""

@@ -105,7 +105,7 @@ class Layout(NamedTuple):
 
 
 class RowPlan(NamedTuple):
-    """What a "Which GPU" row reads of a plan (``estimate.row_plan``; compare.offer_row): the
+    """What a "Which GPU" row reads of a plan (``row_plans.row_plan``; compare.offer_row): the
     memory step's fit (its breakdown's figures) instead of the breakdown, no layouts."""
 
     inputs: EstimateInputs

@@ -309,10 +309,8 @@ def eval_plan(inputs: EstimateInputs, counts: ParamCounts, n: int) -> Generation
             generated_tokens=tokens,
             gen_flops=gen_flops,
         )
-    qlora = inputs.training.method == "qlora"
-    linear_bytes = NF4_DQ_BYTES if qlora else BF16_BYTES
-    weights = counts.decoder_linear * linear_bytes + counts.other_16bit * BF16_BYTES
-    tp = min(_pow2_tp(weights, VLLM_MEMORY_UTILIZATION * gpu.memory_gib * GIB), max(1, n))
+    linear_bytes = NF4_DQ_BYTES if inputs.training.method == "qlora" else BF16_BYTES
+    tp = eval_tp(inputs, counts, n)
     engines = max(1, n // tp)
     per_engine = examples / engines
     batch = max(1.0, min(float(ob.eval_batch_size), per_engine))
@@ -325,6 +323,16 @@ def eval_plan(inputs: EstimateInputs, counts: ParamCounts, n: int) -> Generation
         "bandwidth", engines, tp, batch, decode_steps, mem_s, flops, 0.0, 0.0, gen_flops, tokens,
         gen_flops,
     )  # fmt: skip
+
+
+def eval_tp(inputs: EstimateInputs, counts: ParamCounts, n: int) -> int:
+    """The tensor-parallel degree of an evaluation engine on the job's n GPUs: all
+    ``eval_plan`` reads of the GPU's memory ("Which GPU" plans one job on 5,000 GPUs and keeps
+    the evaluation plan of each GPU count, degree and bandwidth: row_plans.RowPlanner)."""
+    linear_bytes = NF4_DQ_BYTES if inputs.training.method == "qlora" else BF16_BYTES
+    weights = counts.decoder_linear * linear_bytes + counts.other_16bit * BF16_BYTES
+    gpu_bytes = VLLM_MEMORY_UTILIZATION * inputs.hardware.gpu.memory_gib * GIB
+    return min(_pow2_tp(weights, gpu_bytes), max(1, n))
 
 
 def generation_plans(

@@ -331,6 +331,7 @@ def test_the_comparers_plans_skip_the_layouts_and_breakdowns(monkeypatch):
     from ftcost_gui.core.compare import GpuComparer, offer
 
     estimate_mod = importlib.import_module("ftcost_gui.core.estimate")
+    row_plans_mod = importlib.import_module("ftcost_gui.core.row_plans")
     remembered_mod = importlib.import_module("ftcost_gui.core.remembered")
     calls = {"_layout": 0, "_trainer_time": 0, "memory_per_gpu": 0}
 
@@ -343,7 +344,7 @@ def test_the_comparers_plans_skip_the_layouts_and_breakdowns(monkeypatch):
 
     for mod, name in (
         (estimate_mod, "_layout"),
-        (estimate_mod, "_trainer_time"),
+        (row_plans_mod, "_trainer_time"),
         (remembered_mod, "memory_per_gpu"),
     ):
         monkeypatch.setattr(mod, name, counting(name, getattr(mod, name)))
