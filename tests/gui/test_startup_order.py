@@ -32,6 +32,7 @@ on_first_use = [m for m in (
     "ftcost_gui.core.what_fits", "ftcost_gui.report.content", "ftcost_gui.present.explain",
     "ftcost_gui.io.export_csv", "ftcost_gui.gui.help.guide_window", "ftcost_gui.gui.help.shortcuts",
     "ftcost_gui.io.hf_cache", "ftcost_gui.io.hf_config", "ftcost_gui.io.safetensors_header",
+    "ftcost_gui.core.plan_space",
     ) if m in sys.modules]
 panels_built = len(window.form_tabs.built_panels())
 window.show()
@@ -77,8 +78,9 @@ def test_start_loads_the_core_before_qt_and_no_plot_library_before_the_first_pai
     # Every add-on (dataset dialog, plan tabs, catalogs, help) waits with pyqtgraph and numpy.
     assert got["before_show"] == {"pyqtgraph": False, "numpy": False}
     # Neither the catalog manager, the plan search, the report, the Arithmetic tab's text, the CSV
-    # export, the user guide, the shortcut list nor the model import's readers (config.json,
-    # safetensors headers, the Hugging Face cache) load with the window; only the form tab on
+    # export, the user guide, the shortcut list, the model import's readers (config.json,
+    # safetensors headers, the Hugging Face cache) nor the plan constraints (read when the Plan
+    # tab first needs them) load with the window; only the form tab on
     # screen is built (test_lazy_forms.py).
     assert got["on_first_use"] == []
     assert got["panels_built"] == 1

@@ -19,7 +19,6 @@ from pydantic import ValidationError
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 
-from ...core.plan_space import PlanConstraints
 from ..catalog.service import CatalogService
 from ..services import WindowServices
 from .lazy_tab import LazyTab
@@ -27,6 +26,7 @@ from .lazy_tab import LazyTab
 if TYPE_CHECKING:  # the view imports pyqtgraph: built when first shown; the search's modules
     # load with the first search (start-up: issue 17)
     from ...core.plan_front import PlanPoints, PlanSearch
+    from ...core.plan_space import PlanConstraints
     from ...report.content import PlanSection
     from .plan_view import PlanView
 
@@ -43,7 +43,7 @@ class PlanTab(LazyTab["PlanView"]):
             "fastest plan within a deadline and a budget, over every GPU of the catalog",
         )  # fmt: skip
         self.catalogs = catalogs
-        self.constraints = self._saved_constraints()
+        self._constraints: PlanConstraints | None = None  # the last session's, read on first use
         self.search: PlanSearch | None = None
         self.points: PlanPoints | None = None
         self.texts: dict[int, str] = {}
@@ -77,10 +77,18 @@ class PlanTab(LazyTab["PlanView"]):
         return view
 
     # --- what -----------------------------------------------------------------------------------
+    @property
+    def constraints(self) -> PlanConstraints:
+        """The search's constraints: the last session's until changed (read when first asked
+        for: the window's first paint waits for no plan module)."""
+        if self._constraints is None:
+            self._constraints = self._saved_constraints()
+        return self._constraints
+
     def set_constraints(self, c: PlanConstraints) -> None:
         if c == self.constraints:
             return
-        self.constraints = c
+        self._constraints = c
         self.services.settings.setValue(SETTINGS_KEY, c.model_dump_json())
         if self.view is not None:
             self.view.bar.set_constraints(c)
@@ -168,6 +176,8 @@ class PlanTab(LazyTab["PlanView"]):
 
     def _saved_constraints(self) -> PlanConstraints:
         """The constraints of the last session (a bad value: the defaults)."""
+        from ...core.plan_space import PlanConstraints
+
         text = self.services.settings.value(SETTINGS_KEY, "")
         if isinstance(text, str) and text:
             try:
