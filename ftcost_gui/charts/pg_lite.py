@@ -86,14 +86,12 @@ def split_init(source: str) -> tuple[str, str, str] | None:
     return "\n".join(head), "\n".join(rest), "\n".join(tail)
 
 
-def _rest_on_use(
-    module: ModuleType, rest: CodeType, tail_names: dict[str, Any]
-) -> Callable[[str], Any]:
+def _rest_on_use(module: ModuleType, rest: str, tail_names: dict[str, Any]) -> Callable[[str], Any]:
     def __getattr__(name: str) -> Any:
         namespace = module.__dict__
         if namespace.get("__getattr__") is __getattr__:
             del namespace["__getattr__"]  # once: the whole namespace is there after this
-            exec(rest, namespace)
+            exec(compile(rest, module.__file__ or _PACKAGE, "exec"), namespace)
             namespace.update(tail_names)  # what the original order leaves: the tail's names
             if name in namespace:
                 return namespace[name]
@@ -121,13 +119,13 @@ class _LiteFinder(importlib.abc.MetaPathFinder):
             parts = None
         if parts is None:
             return spec
-        origin = spec.origin
-        code = [compile(part, origin, "exec") for part in parts]
-        loader.exec_module = lambda module: _run(module, *code)  # type: ignore[union-attr]
+        head, rest, tail = parts  # the rest is compiled when first asked for
+        code = [compile(part, spec.origin, "exec") for part in (head, tail)]
+        loader.exec_module = lambda module: _run(module, code[0], rest, code[1])  # type: ignore[union-attr]
         return spec
 
 
-def _run(module: ModuleType, head: CodeType, rest: CodeType, tail: CodeType) -> None:
+def _run(module: ModuleType, head: CodeType, rest: str, tail: CodeType) -> None:
     namespace = module.__dict__
     exec(head, namespace)
     before = dict(namespace)
