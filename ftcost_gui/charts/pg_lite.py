@@ -5,7 +5,8 @@ trees, the multiprocess remote view with ``multiprocessing``/``socket``/``subpro
 block of ``from .X import *`` lines, ~100 ms of CPU when the plots first load
 (benchmarks/bench_gui.py) for modules the charts never touch. While ``pyqtgraph`` loads,
 ``install``'s finder runs its ``__init__`` with that block cut to the modules in ``EAGER`` (in
-the block's order) and gives the package a module ``__getattr__`` (PEP 562) that runs the whole
+the block's order; then the lines of the modules those loaded, whose names cost nothing) and
+gives the package a module ``__getattr__`` (PEP 562) that runs the whole
 block the first time any other name is asked for (``pg.X``, ``from pyqtgraph import X``); the
 names ``__init__`` defines after the block are then put back, as the original order leaves
 them. So every ``pg.X`` is the object it was (tests/gui/test_pg_lite.py compares all of them
@@ -125,9 +126,25 @@ class _LiteFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
+def loaded_lines(rest: str) -> str:
+    """The block's lines of EAGER modules and of the modules already loaded by them (their
+    names cost nothing to bind: ``pg.PlotCurveItem`` when PlotDataItem has loaded it), in the
+    block's order, other lines blank."""
+
+    def bound(line: str) -> str:
+        found = _IMPORT.match(line)
+        if found is None:
+            return ""
+        name = found.group(1)
+        return line if name in EAGER or f"{_PACKAGE}.{name}" in sys.modules else ""
+
+    return "\n".join(bound(line) for line in rest.split("\n"))
+
+
 def _run(module: ModuleType, head: CodeType, rest: str, tail: CodeType) -> None:
     namespace = module.__dict__
     exec(head, namespace)
+    exec(compile(loaded_lines(rest), module.__file__ or _PACKAGE, "exec"), namespace)
     before = dict(namespace)
     exec(tail, namespace)
     tail_names = {k: v for k, v in namespace.items() if k not in before or before[k] is not v}
