@@ -26,6 +26,8 @@ from collections.abc import Callable, Sequence
 from types import CodeType, ModuleType
 from typing import Any
 
+from .qt_mirror import add_finder, remove_finder
+
 _PACKAGE = "pyqtgraph"
 
 #: The block's modules whose names the charts use (``pg.PlotItem``, ``pg.mkPen`` …), plus
@@ -158,11 +160,9 @@ def install() -> bool:
     """Load pyqtgraph lightly when it loads next; True when installed."""
     if _PACKAGE in sys.modules:
         return False
-    if _finder not in sys.meta_path:
-        sys.meta_path.insert(0, _finder)
+    add_finder(_finder)
     return True
 
 
 def uninstall() -> None:
-    if _finder in sys.meta_path:
-        sys.meta_path.remove(_finder)
+    remove_finder(_finder)

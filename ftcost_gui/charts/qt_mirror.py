@@ -98,11 +98,20 @@ def install() -> bool:
         return False
     if any(name in sys.modules for name in ("PyQt6", "PyQt5", "PySide2")):
         return False  # pyqtgraph would pick one of these first
-    if _finder not in sys.meta_path:
-        sys.meta_path.insert(0, _finder)
+    add_finder(_finder)
     return True
 
 
 def uninstall() -> None:
-    if _finder in sys.meta_path:
-        sys.meta_path.remove(_finder)
+    remove_finder(_finder)
+
+
+def add_finder(finder: importlib.abc.MetaPathFinder) -> None:
+    """``finder`` first on ``sys.meta_path`` (once); also for charts/pg_lite.py."""
+    if finder not in sys.meta_path:
+        sys.meta_path.insert(0, finder)
+
+
+def remove_finder(finder: importlib.abc.MetaPathFinder) -> None:
+    if finder in sys.meta_path:
+        sys.meta_path.remove(finder)
