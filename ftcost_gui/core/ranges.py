@@ -39,7 +39,7 @@ from .results import (
     Band,
     RangeSummary,
     _new,
-    build,
+    made,
 )
 from .sweep import run_columns
 from .time_cost import Prices, Run, RunTime, TimePlan, generation_shape, runner
@@ -214,24 +214,26 @@ def range_summary(
     run_band = spot if inputs.project.billing == "spot" and spot is not None else None
     lo_run = run_band.low if run_band else fast.on_demand_usd
     hi_run = run_band.high if run_band else slow.on_demand_usd
-    return build(
+    return made(
         RangeSummary,
-        memory_bytes=memory_bytes,
-        memory_row_tokens=p.job.longest_row,
-        memory_efficiency_high=worst,
-        memory_high_fits=high_fits,
-        mfu=_band(mfu_lo, mfu, mfu_hi),
-        mfu_band=eff.mfu_band,
-        comm_band=comm_band,
-        comm_exposed_s=rt.comm_exposed_s,
-        comm_exposed_high_s=slow.comm_exposed_s,
-        price_usd_per_hour=_band(od_lo, od, od_hi),
-        compute_gpu_hours=_band(
-            fast.compute_gpu_s / hours, rt.compute_gpu_s / hours, slow.compute_gpu_s / hours
-        ),
-        held_wall_s=_band(fast.held_wall_s, rt.held_wall_s, slow.held_wall_s),
-        held_gpu_hours=_band(fast.held_gpu_hours, rt.held_gpu_hours, slow.held_gpu_hours),
-        on_demand_usd=_band(fast.on_demand_usd, rt.on_demand_usd, slow.on_demand_usd),
-        spot_usd=spot,
-        project_usd=_band(pj.runs * lo_run + fixed, pj.total_usd, pj.runs * hi_run + fixed),
+        {
+            "memory_bytes": memory_bytes,
+            "memory_row_tokens": p.job.longest_row,
+            "memory_efficiency_high": worst,
+            "memory_high_fits": high_fits,
+            "mfu": _band(mfu_lo, mfu, mfu_hi),
+            "mfu_band": eff.mfu_band,
+            "comm_band": comm_band,
+            "comm_exposed_s": rt.comm_exposed_s,
+            "comm_exposed_high_s": slow.comm_exposed_s,
+            "price_usd_per_hour": _band(od_lo, od, od_hi),
+            "compute_gpu_hours": _band(
+                fast.compute_gpu_s / hours, rt.compute_gpu_s / hours, slow.compute_gpu_s / hours
+            ),
+            "held_wall_s": _band(fast.held_wall_s, rt.held_wall_s, slow.held_wall_s),
+            "held_gpu_hours": _band(fast.held_gpu_hours, rt.held_gpu_hours, slow.held_gpu_hours),
+            "on_demand_usd": _band(fast.on_demand_usd, rt.on_demand_usd, slow.on_demand_usd),
+            "spot_usd": spot,
+            "project_usd": _band(pj.runs * lo_run + fixed, pj.total_usd, pj.runs * hi_run + fixed),
+        },
     )

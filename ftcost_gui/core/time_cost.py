@@ -411,35 +411,39 @@ def price_run(
     high_usd = math.inf if slow is None else slow.on_demand_usd
     idle_s = ov.idle_hours_per_run * SECONDS_PER_HOUR
     startup_s = plan.fixed_wall_s - idle_s
-    cost = build(
+    cost = made(
         CostBreakdown,
-        on_demand_usd_per_hour=od,
-        spot_usd_per_hour=spot_price,
-        compute_only_usd=rt.compute_gpu_s / SECONDS_PER_HOUR * od,
-        training_usd=rt.train_wall_s * per_gpu_s_usd,
-        startup_usd=startup_s * per_gpu_s_usd,
-        checkpoint_usd=rt.checkpoint_writes_s * per_gpu_s_usd,
-        evaluation_usd=rt.eval_s * per_gpu_s_usd,
-        rl_generation_usd=rt.rl_s * per_gpu_s_usd,
-        idle_usd=idle_s * per_gpu_s_usd,
-        on_demand_usd=rt.on_demand_usd,
-        spot_factor=f_spot,
-        job_interruptions_per_hour=lam,
-        spot_price_ratio=ratio,
-        spot_usd=spot_usd,
-        take_spot=take_spot,
-        usd_per_1e18_flops=cal.usd_per_1e18_flops(od, rt.achieved_flops_per_s),
-        low_usd=low_usd,
-        high_usd=high_usd,
+        {
+            "on_demand_usd_per_hour": od,
+            "spot_usd_per_hour": spot_price,
+            "compute_only_usd": rt.compute_gpu_s / SECONDS_PER_HOUR * od,
+            "training_usd": rt.train_wall_s * per_gpu_s_usd,
+            "startup_usd": startup_s * per_gpu_s_usd,
+            "checkpoint_usd": rt.checkpoint_writes_s * per_gpu_s_usd,
+            "evaluation_usd": rt.eval_s * per_gpu_s_usd,
+            "rl_generation_usd": rt.rl_s * per_gpu_s_usd,
+            "idle_usd": idle_s * per_gpu_s_usd,
+            "on_demand_usd": rt.on_demand_usd,
+            "spot_factor": f_spot,
+            "job_interruptions_per_hour": lam,
+            "spot_price_ratio": ratio,
+            "spot_usd": spot_usd,
+            "take_spot": take_spot,
+            "usd_per_1e18_flops": cal.usd_per_1e18_flops(od, rt.achieved_flops_per_s),
+            "low_usd": low_usd,
+            "high_usd": high_usd,
+        },
     )
-    ckpt = build(
+    ckpt = made(
         CheckpointSummary,
-        params=checkpoint.params,
-        resumable_bytes=checkpoint.resumable_bytes,
-        bytes_per_param=checkpoint.bytes_per_param,
-        write_s=plan.ckpt_write_s,
-        writes_per_run=rt.writes,
-        storage_bytes=checkpoint.resumable_bytes * pj.checkpoints_retained,
+        {
+            "params": checkpoint.params,
+            "resumable_bytes": checkpoint.resumable_bytes,
+            "bytes_per_param": checkpoint.bytes_per_param,
+            "write_s": plan.ckpt_write_s,
+            "writes_per_run": rt.writes,
+            "storage_bytes": checkpoint.resumable_bytes * pj.checkpoints_retained,
+        },
     )
     # Project: article 000 'Where the money actually goes'; 001; 004's sample budget.
     runs = pj.planned_runs + pj.failed_runs
@@ -448,17 +452,19 @@ def price_run(
     storage_usd = ckpt.storage_bytes / GB * pj.storage_usd_per_gb_month * pj.storage_months
     engineering_usd = (pj.engineering_hours + pj.data_prep_hours) * pj.hourly_rate_usd
     fixed_usd = storage_usd + engineering_usd
-    project = build(
+    project = made(
         ProjectSummary,
-        runs=runs,
-        run_usd=run_usd,
-        runs_usd=runs * run_usd,
-        evaluation_usd=runs * cost.evaluation_usd * bill_scale,
-        storage_usd=storage_usd,
-        engineering_usd=engineering_usd,
-        total_usd=runs * run_usd + fixed_usd,
-        low_usd=runs * low_usd * bill_scale + fixed_usd,
-        high_usd=runs * high_usd * bill_scale + fixed_usd,
+        {
+            "runs": runs,
+            "run_usd": run_usd,
+            "runs_usd": runs * run_usd,
+            "evaluation_usd": runs * cost.evaluation_usd * bill_scale,
+            "storage_usd": storage_usd,
+            "engineering_usd": engineering_usd,
+            "total_usd": runs * run_usd + fixed_usd,
+            "low_usd": runs * low_usd * bill_scale + fixed_usd,
+            "high_usd": runs * high_usd * bill_scale + fixed_usd,
+        },
     )
     return Prices(cost, ckpt, project, fast, slow)
 

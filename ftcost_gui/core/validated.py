@@ -51,11 +51,12 @@ def _equal(raw: dict[str, Any], section: BaseModel) -> bool:
     tuples, dicts for its nested sections)."""
     values = section.__dict__
     if raw == values:
-        return True
-    if raw.keys() != values.keys():
+        return len(section.__pydantic_fields_set__) == len(raw)  # as validating ``raw`` sets
+    structured = _structured(type(section))
+    if not structured or raw.keys() != values.keys():
         return False
     trial = None
-    for name in _structured(type(section)):
+    for name in structured:
         given, value = raw[name], values[name]
         if given == value:
             continue
@@ -70,7 +71,9 @@ def _equal(raw: dict[str, Any], section: BaseModel) -> bool:
         if trial is None:
             trial = dict(raw)
         trial[name] = value
-    return trial is not None and trial == values
+    return (
+        trial is not None and trial == values and len(section.__pydantic_fields_set__) == len(raw)
+    )
 
 
 def _equal_items(given: list[Any], value: tuple[Any, ...]) -> bool:
@@ -180,14 +183,14 @@ def _made(cls: type[_M], shape: _Shape, data: dict[str, Any]) -> _M | None:
     fields, after = shape
     values: dict[str, Any] = {}
     raws: dict[str, Any] = {}
-    memo = VALIDATED_MEMO
+    memo = [(inputs.__dict__, given) for inputs, given in VALIDATED_MEMO]
     for name, section_cls in fields:
         raw = data.get(name)
         if type(raw) is not dict:
             return None  # missing, or a section object (pydantic runs its checks again)
-        for inputs, given in memo:
+        for sections, given in memo:
             known = given.get(name)
-            section = inputs.__dict__[name]
+            section = sections[name]
             if (known is not None and raw == known) or _equal(raw, section):
                 raws[name] = known if known is not None else _copy(raw)
                 break

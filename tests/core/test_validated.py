@@ -184,3 +184,15 @@ def test_inputs_made_from_sections_are_those_pydantic_makes():
         ("_check", "after")
     ]
     assert not decorators.field_validators
+
+
+def test_a_section_validated_with_fields_missing_is_not_taken_for_one_given_whole():
+    doc = EstimateInputs().model_dump()  # python mode: tuples, as a window's document
+    partial = copy.deepcopy(doc)
+    del partial["efficiency"]["mfu_band"]  # its default: the same values, fewer fields set
+    EstimateInputs.model_validate(partial)
+    warm = EstimateInputs.model_validate(copy.deepcopy(doc))
+    validated.VALIDATED_MEMO.clear()
+    cold = EstimateInputs.model_validate(copy.deepcopy(doc))
+    for name in EstimateInputs.model_fields:
+        assert getattr(warm, name).model_fields_set == getattr(cold, name).model_fields_set
