@@ -277,29 +277,48 @@ def test_progress_texts_of_a_large_which_gpu_refresh_do_not_lay_the_window_out(w
     assert not texts[-1].startswith("Comparing") and view.summary.maximumHeight() > 10_000
 
 
-def test_the_all_scenario_plots_are_built_at_idle_once_a_document_has_several(window, monkeypatch):
-    """Opening 'All scenarios' only draws its plots: they are built when the event loop is idle
-    after a document of several scenarios arrives (never for one scenario), once."""
+def test_the_all_scenario_plots_are_built_at_idle_once_a_document_has_several(window, work):
+    """Opening 'All scenarios' only paints its plots and redraws the scenarios edited since:
+    they are built and given the scenarios when the event loop is idle after a document of
+    several scenarios arrives (never for one scenario), once; hidden, they follow no edit."""
     from ftcost_gui.charts import scenario_plots
+    from ftcost_gui.charts.curve_layer import Curve
 
-    built = []
-    init = scenario_plots.ScenarioCostPlot.__init__
+    built, scenario_curves = [], []
+    init, set_data = scenario_plots.ScenarioCostPlot.__init__, Curve.setData
+
+    def counting_set_data(self, *args, **kwargs):  # the all-scenario cost curves only
+        scenario_curves.append(self)
+        set_data(self, *args, **kwargs)
 
     def counting_init(self, *args, **kwargs):
         built.append(self)
         init(self, *args, **kwargs)
 
-    monkeypatch.setattr(scenario_plots.ScenarioCostPlot, "__init__", counting_init)
-    charts = window.charts
-    QApplication.processEvents()
-    assert charts.scenario_plots is None and built == []  # one scenario: nothing built
-    window.store.set_document(_document(window.store.inputs, 3))
-    assert charts.scenario_plots is None  # not while the document arrives…
-    QApplication.processEvents()
-    assert charts.scenario_plots is not None and len(built) == 1  # …at idle
-    assert charts.mode() == "method" and not charts.scenario_plots[1].isVisible()
-    assert charts.scenario_plots[1].names == ()  # built, not drawn (hidden views do no work)
-    _one_edit(window, {}, 1.1)
-    charts.set_mode("scenarios")
-    QApplication.processEvents()
-    assert len(built) == 1 and charts.scenario_plots[1].names == ("S0", "S1", "S2")
+    scenario_plots.ScenarioCostPlot.__init__ = counting_init
+    Curve.setData = counting_set_data
+    try:
+        charts = window.charts
+        QApplication.processEvents()
+        assert charts.scenario_plots is None and built == []  # one scenario: nothing built
+        window.store.set_document(_document(window.store.inputs, 3))
+        assert charts.scenario_plots is None  # not while the document arrives…
+        QApplication.processEvents()
+        assert charts.scenario_plots is not None and len(built) == 1  # …at idle
+        cost = charts.scenario_plots[1]
+        assert charts.mode() == "method" and not cost.isVisible()
+        assert cost.names == ("S0", "S1", "S2") and len(scenario_curves) == 6  # od + spot each
+        # Hidden, the plots follow no edit (the by-method plots do).
+        _one_edit(window, work, 1.1)
+        assert len(scenario_curves) == 6
+        old = [c.yData for c in cost.curves]
+        charts.set_mode("scenarios")
+        QApplication.processEvents()
+        # Opened: the edited scenario's two curves get new data, no other; nothing is built.
+        assert len(built) == 1 and scenario_curves[6:] == [cost.curves[0], cost.spot_curves[0]]
+        assert [c.yData is o for c, o in zip(cost.curves, old, strict=True)] == [
+            False, True, True,
+        ]  # fmt: skip
+    finally:
+        scenario_plots.ScenarioCostPlot.__init__ = init
+        Curve.setData = set_data
