@@ -11,10 +11,11 @@ import os
 from typing import Any
 
 import pyqtgraph as pg
-import pyqtgraph.exporters
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize
 from PySide6.QtGui import QImage, QPainter
-from PySide6.QtSvg import QSvgGenerator
+
+# pyqtgraph's exporters (all of them load together, its parameter tree with them) are imported
+# by the window's PNG export: a report renders its PNGs with ``render_png`` alone (issue 17).
 
 
 def export_png(
@@ -25,7 +26,9 @@ def export_png(
     Upscaling with ``width`` enlarges fonts and data but not legends, so the default keeps the
     on-screen size.
     """
-    exporter = pg.exporters.ImageExporter(item)
+    from pyqtgraph.exporters import ImageExporter
+
+    exporter = ImageExporter(item)
     if width is not None:
         exporter.parameters()["width"] = width
     exporter.export(str(path))
@@ -35,6 +38,8 @@ def export_svg(
     widget: pg.GraphicsView, item: Any, path: str | os.PathLike[str], title: str = ""
 ) -> None:
     """Render ``item``'s part of ``widget``'s scene into an SVG file."""
+    from PySide6.QtSvg import QSvgGenerator
+
     rect = item.sceneBoundingRect()
     gen = QSvgGenerator()
     gen.setFileName(str(path))

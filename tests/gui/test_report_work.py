@@ -65,3 +65,36 @@ def test_html_renderers_give_the_same_text_every_time(text):
 
     assert for_html(text) == for_html(text) == escape(plain(text), quote=True)
     assert inline_html((text,)) == inline_html((text, "")) == escape(text, quote=False)
+
+
+REPORT_CHILD = r"""
+import json, sys
+from ftcost_gui.cli import main
+rc = main(["report", sys.argv[1], "--html", sys.argv[2], "--no-plan"])
+print(json.dumps({"rc": rc, "modules": sorted(sys.modules)}))
+"""
+
+
+def test_a_report_loads_no_exporter_the_window_uses(tmp_path):
+    """The report renders its PNGs itself (charts/export.render_png): pyqtgraph's exporters
+    (and the parameter tree they load) wait for the window's PNG export."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "s.ftcost"
+    save_document(path, _document(3))
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FTCOST_CONFIG_DIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", REPORT_CHILD, str(path), str(tmp_path / "r.html")],
+        capture_output=True, text=True, check=True, env=env,
+    )  # fmt: skip
+    got = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
+    assert got["rc"] == 0 and "pyqtgraph" in got["modules"]
+    loaded = [
+        m
+        for m in got["modules"]
+        if m.startswith(("pyqtgraph.exporters", "pyqtgraph.parametertree"))
+    ]
+    assert loaded == []
