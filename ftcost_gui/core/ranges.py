@@ -189,13 +189,15 @@ def range_summary(
     mfu = p.time.mfu.mfu
     # The top of the band stops at the vendor peak, unless the MFU is already past it (a GPU
     # measured above its derived peak: achievable > 1).
-    mfu_hi = max(mfu, min(mfu * (1 + eff.mfu_band), 1.0))
-    mfu_lo = mfu * (1 - eff.mfu_band)
+    band = eff.mfu_band
+    top = min(mfu * (1 + band), 1.0)  # price_run's top of the band
+    mfu_hi = max(mfu, top)
+    mfu_lo = mfu * (1 - band)
     comm_band = run_exposed is not None
     od_lo, od, od_hi = _price_band(p)
     # price_run's ends of the MFU band where they are these (the same run_time arguments but
     # the price, which only its last product reads)
-    if mfu_hi == min(mfu * (1 + eff.mfu_band), 1.0):
+    if mfu_hi == top:
         fast = _at_price(prices.fast, od, od_lo)
     else:
         fast = run(mfu_hi, od_lo, shape)
@@ -205,9 +207,10 @@ def range_summary(
         slow = (run if run_exposed is None else run_exposed)(mfu_lo, od_hi, shape)
     hours = SECONDS_PER_HOUR
     spot = None
-    if gpu.spot_usd_per_hour is not None:
+    s = gpu.spot_usd_per_hour
+    if s is not None:
         # the same products as price_run, in the same order: a zero band is exactly zero
-        f, s = cost.spot_factor, gpu.spot_usd_per_hour  # price_run's spot_factor(inputs, nodes)
+        f = cost.spot_factor  # price_run's spot_factor(inputs, nodes)
         spot = _band(fast.held_gpu_hours * f * s, cost.spot_usd or 0.0, slow.held_gpu_hours * f * s)
     pj = project
     fixed = pj.storage_usd + pj.engineering_usd
@@ -222,7 +225,7 @@ def range_summary(
             "memory_efficiency_high": worst,
             "memory_high_fits": high_fits,
             "mfu": _band(mfu_lo, mfu, mfu_hi),
-            "mfu_band": eff.mfu_band,
+            "mfu_band": band,
             "comm_band": comm_band,
             "comm_exposed_s": rt.comm_exposed_s,
             "comm_exposed_high_s": slow.comm_exposed_s,

@@ -44,13 +44,11 @@ def _rate(tokens: float, wall_s: float, gpus: int) -> float:
     return tokens / wall_s / gpus if wall_s > 0 and gpus > 0 else 0.0
 
 
-def _eval_rates(p: Plan) -> tuple[float, float]:
-    """The evaluation's tokens/s per GPU and generation MFU at the estimate's MFU."""
+def _eval_rates(p: Plan, rt: RunTime) -> tuple[float, float]:
+    """The evaluation's tokens/s per GPU and generation MFU at the estimate's MFU (``rt``: the
+    plan's run at it, whose evaluation is rollout.wall_s at generation_compute_mfu)."""
     tp_ = p.time
-    # generation runs at the estimate's MFU without the training stack's fixed costs
-    peak, mfu, gen_mfu = tp_.peak, generation_compute_mfu(tp_, tp_.mfu.mfu), tp_.gen_mfu
-    ev = tp_.eval_gen
-    eval_s = rollout.wall_s(ev, peak, mfu, gen_mfu)
+    peak, ev, eval_s = tp_.peak, tp_.eval_gen, rt.eval_s
     eval_gpus = ev.engines * ev.tp
     eval_rate = _rate(ev.generated_tokens, eval_s, eval_gpus)
     eval_mfu = ev.gen_flops / (eval_s * peak * eval_gpus) if eval_s > 0 and eval_gpus else 0.0
@@ -82,7 +80,7 @@ def alignment_fixed(p: Plan) -> dict[str, object]:
 
 def alignment_summary(p: Plan, rt: RunTime, fixed: dict[str, object]) -> AlignmentSummary:
     """What DPO/GRPO/PPO add at the estimate's MFU; ``fixed``: ``alignment_fixed(p)``."""
-    eval_rate, eval_mfu = _eval_rates(p)
+    eval_rate, eval_mfu = _eval_rates(p, rt)
     if "objective" in fixed:  # SFT and DPO: the whole summary but the evaluation's rates
         zeros = fixed.copy()
         zeros["eval_tokens_per_s_per_gpu"] = eval_rate

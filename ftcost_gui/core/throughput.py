@@ -202,8 +202,12 @@ class MfuChoice(NamedTuple):
 
 def choose_mfu(given_mfu: float | None, given_stack: float | None, d: MfuDefault) -> MfuChoice:
     """The user's MFU if pinned; else the GPU's achievable × the user's stack; else the default."""
+    # MfuChoice(…) without its __new__ (a Python call): an MFU edit chooses one per layout
     if given_mfu is not None:
-        return MfuChoice(given_mfu, "given", d)
+        return _tuple_new(MfuChoice, (given_mfu, "given", d))
     if given_stack is not None:
-        return MfuChoice(d.achievable * given_stack, "stack", d)
-    return MfuChoice(d.mfu, "default", d)
+        return _tuple_new(MfuChoice, (d.achievable * given_stack, "stack", d))
+    return _tuple_new(MfuChoice, (d.mfu, "default", d))
+
+
+_tuple_new = tuple.__new__

@@ -400,8 +400,9 @@ def price_run(
     # every rented GPU is billed, and the rollout GPUs held beside them
     per_gpu_s_usd = (plan.rented_gpus + plan.extra_gpus) * od / SECONDS_PER_HOUR
     mfu = plan.mfu.mfu
-    hi = min(mfu * (1 + eff.mfu_band), 1.0)
-    lo = mfu * (1 - eff.mfu_band)
+    band = eff.mfu_band
+    hi = min(mfu * (1 + band), 1.0)
+    lo = mfu * (1 - band)
     if run is None:
         run = runner(plan)
     shape = generation_shape(plan)

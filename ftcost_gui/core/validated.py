@@ -190,8 +190,12 @@ def _made(cls: type[_M], shape: _Shape, data: dict[str, Any]) -> _M | None:
             return None  # missing, or a section object (pydantic runs its checks again)
         for sections, given in memo:
             known = given.get(name)
+            if known is not None and raw == known:
+                section = sections[name]
+                raws[name] = known
+                break
             section = sections[name]
-            if (known is not None and raw == known) or _equal(raw, section):
+            if _equal(raw, section):
                 raws[name] = known if known is not None else _copy(raw)
                 break
         else:
