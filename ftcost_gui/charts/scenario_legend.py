@@ -93,11 +93,12 @@ class ScenarioLegend(pg.LegendItem):
         self.rows_made += 1
 
     def _rows_seen(self) -> int:
-        """Rows whose top the view box shows (all while it is not laid out)."""
+        """Rows whose top the view box shows; one while it is not laid out (the plot was given
+        its scenarios while hidden: the rows it shows are made when it is laid out, ``fill``)."""
         n = len(self.entries)
         vb = self.parentItem()
         if vb is None or vb.height() <= 0 or self._row_h <= 0:
-            return n
+            return min(n, 1)
         top, margin = self.pos().y(), self.layout.getContentsMargins()[1]
         pitch = self._row_h + self.layout.verticalSpacing()
         return min(n, max(1, math.ceil((vb.height() - top - margin) / pitch) + 1))

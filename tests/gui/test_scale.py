@@ -311,6 +311,9 @@ def test_the_all_scenario_plots_are_built_at_idle_once_a_document_has_several(wi
         cost = charts.scenario_plots[1]
         assert charts.mode() == "method" and not cost.isVisible()
         assert cost.names == ("S0", "S1", "S2") and len(scenario_curves) == 6  # od + spot each
+        # Not laid out while hidden: one legend row is made, the rest when it is shown (every
+        # row, 201 at 200 scenarios, was made and painted on every edit after).
+        assert len(cost.legend.items) == 1 < len(cost.legend.entries)
         # Hidden, the plots follow no edit (the by-method plots do).
         _one_edit(window, work, 1.1)
         assert len(scenario_curves) == 6
@@ -319,6 +322,7 @@ def test_the_all_scenario_plots_are_built_at_idle_once_a_document_has_several(wi
         QApplication.processEvents()
         # Opened: the edited scenario's two curves get new data, no other; nothing is built.
         assert len(built) == 1 and scenario_curves[6:] == [cost.curves[0], cost.spot_curves[0]]
+        assert len(cost.legend.items) == len(cost.legend.entries)  # all seen in a 1200x800 window
         assert [c.yData is o for c, o in zip(cost.curves, old, strict=True)] == [
             False, True, True,
         ]  # fmt: skip
