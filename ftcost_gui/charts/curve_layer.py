@@ -76,17 +76,22 @@ class Curve:
 
     def paint_into(self, p: QPainter, antialias: bool) -> None:
         """As ``PlotCurveItem.paint`` strokes it (no fill, no shadow pen, antialiased)."""
-        x, y = self.xData, self.yData
+        x = self.xData
         if x is None or len(x) == 0:
             return
-        if self._path is None:
-            self._path = pg.arrayToQPath(x, y, connect="all", finiteCheck=True)
+        path = self.path()
         p.setRenderHint(QPainter.RenderHint.Antialiasing, antialias)
         pen = self.opts["pen"]
         if pen.style() == Qt.PenStyle.NoPen:
             return
         p.setPen(pen)
-        p.drawPath(self._path)
+        p.drawPath(path)
+
+    def path(self) -> QPainterPath:
+        """pyqtgraph's path of the data (as a PlotCurveItem makes it), made once per data."""
+        if self._path is None:
+            self._path = pg.arrayToQPath(self.xData, self.yData, connect="all", finiteCheck=True)
+        return self._path
 
 
 class _Run:
@@ -137,6 +142,12 @@ class CurveSet(pg.GraphicsObject):
             blocks.append(old.get(tuple(map(id, run))) or _Run(run))
         self.curves, self.live, self._blocks = curves, live, blocks
         self.update()
+
+    def prepare(self) -> None:
+        """Every curve's path made now, not at the first paint (the hidden plot, at idle)."""
+        for c in self.curves:
+            if c.xData is not None and len(c.xData):
+                c.path()
 
     @property
     def runs(self) -> list[list[Curve]]:

@@ -314,6 +314,7 @@ def test_the_all_scenario_plots_are_built_at_idle_once_a_document_has_several(wi
         # Not laid out while hidden: one legend row is made, the rest when it is shown (every
         # row, 201 at 200 scenarios, was made and painted on every edit after).
         assert len(cost.legend.items) == 1 < len(cost.legend.entries)
+        assert all(c._path is not None for c in cost.curve_set.curves)  # paths made: paint strokes
         # Hidden, the plots follow no edit (the by-method plots do).
         _one_edit(window, work, 1.1)
         assert len(scenario_curves) == 6

@@ -172,7 +172,12 @@ class ChartsArea(QWidget):
             self.ensure_scenario_plots()
             # The scenarios in a second step (each blocks the loop for a short while only);
             # once: the mode, opened, redraws what changed since.
-            QTimer.singleShot(0, self._update_scenario_plots)
+            QTimer.singleShot(0, self._draw_hidden_scenario_plots)
+
+    def _draw_hidden_scenario_plots(self) -> None:
+        self._update_scenario_plots()
+        if self.scenario_plots is not None and not self.scenario_plots[1].isVisible():
+            self.scenario_plots[1].curve_set.prepare()  # the paths too: the first paint strokes
 
     def _several(self) -> bool:
         return self.memory_plot is not None and len(self.store.document.scenarios) > 1
