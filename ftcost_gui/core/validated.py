@@ -19,6 +19,8 @@ from typing import Any, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from .results import _SET_DICT, _SET_EXTRA, _SET_FIELDS, _SET_PRIVATE, _new
+
 # The last inputs validated (EstimateInputs), newest first, each with its document's sections.
 VALIDATED_MEMO: list[tuple[Any, dict[str, Any]]] = []
 SIZE = 2
@@ -129,12 +131,6 @@ def remember(inputs: Any, raws: dict[str, Any]) -> None:
     del VALIDATED_MEMO[SIZE:]
 
 
-_new = object.__new__
-# BaseModel's slots, set through their descriptors (what object.__setattr__ finds, sooner)
-_SET_DICT = BaseModel.__dict__["__dict__"].__set__
-_SET_FIELDS = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_SET_EXTRA = BaseModel.__dict__["__pydantic_extra__"].__set__
-_SET_PRIVATE = BaseModel.__dict__["__pydantic_private__"].__set__
 _Shape = tuple[tuple[tuple[str, Any], ...], tuple[Any, ...]]
 
 
