@@ -11,24 +11,30 @@ times for 3 widths, ~0.6 ms each).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
 
 class WrappedLabel(QLabel):
     """``QLabel`` with word wrap whose height for a width is worked out once per text, width
-    and look: the heights are kept while the text and the contents margins are the same and no
-    change event (font, style, palette, …) has come in since."""
+    and look: the heights are kept while everything of the label that lays its text out (text,
+    margins, indent, alignment, wrap, format) is the same and no change event (font, style,
+    palette, …) has come in since."""
 
     def __init__(self, text: str = "", parent: QWidget | None = None):
         super().__init__(text, parent)
         self.setWordWrap(True)
         self._heights: dict[int, int] = {}
-        self._heights_of: tuple[str, object] | None = None
+        self._heights_of: tuple[object, ...] | None = None
         self.layouts = 0  # heights worked out by QLabel (tests count them)
 
     def heightForWidth(self, width: int) -> int:
-        of = (self.text(), self.contentsMargins())
+        # Read from the label, not tracked through its setters: those are not virtual, so a
+        # change made from C++ (a style, a layout) would not pass through an override.
+        of = (
+            self.text(), self.contentsMargins(), self.margin(), self.indent(),
+            self.alignment(), self.wordWrap(), self.textFormat(),
+        )  # fmt: skip
         if of != self._heights_of:
             self._heights.clear()
             self._heights_of = of
@@ -41,24 +47,3 @@ class WrappedLabel(QLabel):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         self._heights.clear()  # whatever changed (font, style, …): ask QLabel again
-
-    def setMargin(self, margin: int) -> None:
-        self._heights.clear()
-        super().setMargin(margin)
-
-    def setIndent(self, indent: int) -> None:
-        self._heights.clear()
-        super().setIndent(indent)
-
-    def setWordWrap(self, on: bool) -> None:
-        if hasattr(self, "_heights"):
-            self._heights.clear()
-        super().setWordWrap(on)
-
-    def setAlignment(self, alignment: Qt.AlignmentFlag) -> None:
-        self._heights.clear()
-        super().setAlignment(alignment)
-
-    def setTextFormat(self, fmt: Qt.TextFormat) -> None:
-        self._heights.clear()
-        super().setTextFormat(fmt)
