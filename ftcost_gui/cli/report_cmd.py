@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +108,28 @@ def _plan(args: argparse.Namespace, inputs: Any) -> Any:
     return plan_section(inputs, [offer(r) for r in catalog.rows], constraints, catalog.name)
 
 
+def _export(args: argparse.Namespace, report: Any, targets: dict, worker: Any) -> list[Path]:
+    try:
+        from ..report.render import ensure_qapp, export_report
+
+        ensure_qapp()
+        from PySide6.QtCore import qInstallMessageHandler
+    except ImportError as exc:
+        raise ReportError(f"the report needs PySide6 and pyqtgraph: {exc}") from None
+    previous = qInstallMessageHandler(None)
+    qInstallMessageHandler(_quiet_handler(previous))
+    try:
+        return export_report(
+            report, **targets, replace_images=getattr(args, "force", False), worker=worker
+        )
+    except OSError as exc:
+        raise ReportError(f"cannot write the report: {exc.strerror or exc}") from None
+    except UnicodeError:  # a file name that is not UTF-8, written into the report's links
+        raise ReportError("cannot write the report: its file name is not valid UTF-8") from None
+    finally:
+        qInstallMessageHandler(previous)
+
+
 def run_report(args: argparse.Namespace) -> int:
     """Write the formats asked for; 0, or 2 with one error line on stderr."""
     try:
@@ -147,30 +171,25 @@ def _run(args: argparse.Namespace) -> int:
     baseline = _baseline(document, getattr(args, "baseline", None))
 
     from ..report import Report
+    from ..report.forked import start_images
+    from ..report.render import FORK_FROM_SCENARIOS, FORKED_IMAGES, plot_images
 
     # One clean line: a title is shown in the report, whatever bytes the shell passed.
     title = plain(getattr(args, "title", None) or "").strip() or plain(Path(args.file).stem)
     report = Report(
-        document=document, results=results, title=title, baseline=baseline,
-        plan=None if args.no_plan else _plan(args, document.current.inputs), series=series,
+        document=document, results=results, title=title, baseline=baseline, series=series
     )  # fmt: skip
+    # The cost plot (400 curves at 200 scenarios) is drawn by a forked child, where one can be,
+    # while this process searches the plan and draws and writes the rest (issue 17).
+    many = len(document.scenarios) >= FORK_FROM_SCENARIOS
+    worker = start_images(partial(plot_images, report), FORKED_IMAGES) if many else None
     try:
-        from ..report.render import ensure_qapp, export_report
-
-        ensure_qapp()
-        from PySide6.QtCore import qInstallMessageHandler
-    except ImportError as exc:
-        raise ReportError(f"the report needs PySide6 and pyqtgraph: {exc}") from None
-    previous = qInstallMessageHandler(None)
-    qInstallMessageHandler(_quiet_handler(previous))
-    try:
-        written = export_report(report, **targets, replace_images=getattr(args, "force", False))
-    except OSError as exc:
-        raise ReportError(f"cannot write the report: {exc.strerror or exc}") from None
-    except UnicodeError:  # a file name that is not UTF-8, written into the report's links
-        raise ReportError("cannot write the report: its file name is not valid UTF-8") from None
+        if not args.no_plan:
+            report = replace(report, plan=_plan(args, document.current.inputs))
+        written = _export(args, report, targets, worker)
     finally:
-        qInstallMessageHandler(previous)
+        if worker is not None:
+            worker.close()  # nothing to do once its images were taken
     for path in written:
         sys.stdout.write(f"wrote {for_terminal(path)}\n")
     return EXIT_OK

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 from .. import __version__
@@ -15,10 +16,19 @@ from ..core.plan_front import plan_points
 from ..core.series import Outcomes, document_series
 from ..io.atomic import atomic_write_bytes
 from ..present.time_texts import price_word
-from .content import Report
+from .content import IMAGE_NAMES, PLAN_IMAGES, Report
+from .forked import ImageWorker
 from .html import report_html, write_html
 from .markdown import write_markdown
 
+# Drawn by a forked child where one can be (report/forked.py): the cost plot's curves are the
+# biggest single piece of a report's drawing (~1 s CPU of 400 wide antialiased strokes at 200
+# scenarios), about as much as the plan search, the other plots and the HTML together.
+FORKED_IMAGES = ("cost",)
+# ... from this many scenarios: below, the curves take less than ~0.3 s to draw, less than the
+# child's own start (Qt's imports) costs.
+FORK_FROM_SCENARIOS = 40
+_DRAWN_ORDER = ("memory", "cost", *PLAN_IMAGES)  # plot_images' order (the PDF's resources)
 PDF_DPI = 96
 MARGIN_MM = 15.0
 PLOT_SIZE = (680, 390)  # logical px; drawn at 2× for print
@@ -40,8 +50,15 @@ def ensure_qapp():
     return app
 
 
-def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float = 2.0):
-    """{'memory': png, 'cost': png}: by scenario when there are several, else by method."""
+def plot_images(
+    report: Report,
+    size: tuple[int, int] = PLOT_SIZE,
+    scale: float = 2.0,
+    names: Collection[str] | None = None,
+):
+    """{'memory': png, 'cost': png}: by scenario when there are several, else by method; and the
+    plan's three with a plan section. ``names``: only these (each view is laid out and drawn on
+    its own, so a subset gives the same bytes as the whole)."""
     ensure_qapp()
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
@@ -52,17 +69,18 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
     from ..charts.theme import PAPER
 
     doc, outcomes = report.document, Outcomes()
-    views: dict = (
-        {"memory": ScenarioMemoryPlot(), "cost": ScenarioCostPlot()}
-        if report.several
-        else {"memory": MemoryPlot(), "cost": CostPlot()}
-    )
     plan = report.plan
+    makers: dict = (
+        {"memory": ScenarioMemoryPlot, "cost": ScenarioCostPlot}
+        if report.several
+        else {"memory": MemoryPlot, "cost": CostPlot}
+    )
     if plan is not None:
-        views.update(
-            plan=PlanFrontPlot(), fits_seq=WhatFitsPlot("seq_len"),
-            fits_batch=WhatFitsPlot("micro_batch"),
+        makers.update(
+            plan=PlanFrontPlot, fits_seq=lambda: WhatFitsPlot("seq_len"),
+            fits_batch=lambda: WhatFitsPlot("micro_batch"),
         )  # fmt: skip
+    views = {name: make() for name, make in makers.items() if names is None or name in names}
     images: dict[str, bytes] = {}
     try:
         for view in views.values():
@@ -72,19 +90,24 @@ def plot_images(report: Report, size: tuple[int, int] = PLOT_SIZE, scale: float 
             view.show()
             view.setUpdatesEnabled(False)  # laid out as on screen, never painted there
         QApplication.processEvents()
-        if report.several:
+        if report.several and ("memory" in views or "cost" in views):
             series = report.series or document_series(doc, outcomes)
-            views["memory"].set_scenarios(series)
-            views["cost"].set_scenarios(series)
-        else:
+            for name in ("memory", "cost"):
+                if name in views:
+                    views[name].set_scenarios(series)
+        elif "memory" in views or "cost" in views:
             outcome = outcomes.get(doc.current.inputs)
-            views["memory"].set_bars(outcome.memory_by_method)
-            tier = outcome.inputs.hardware.gpu.pricing_tier
-            views["cost"].set_series(outcome.cost_curve, outcome.cost_now, price_word(tier))
+            if "memory" in views:
+                views["memory"].set_bars(outcome.memory_by_method)
+            if "cost" in views:
+                tier = outcome.inputs.hardware.gpu.pricing_tier
+                views["cost"].set_series(outcome.cost_curve, outcome.cost_now, price_word(tier))
         if plan is not None:
-            views["plan"].set_series(plan_points(plan.search), {})
-            views["fits_seq"].set_series(plan.fits)
-            views["fits_batch"].set_series(plan.fits)
+            if "plan" in views:
+                views["plan"].set_series(plan_points(plan.search), {})
+            for name in ("fits_seq", "fits_batch"):
+                if name in views:
+                    views[name].set_series(plan.fits)
         QApplication.processEvents()
         for _ in range(2):  # the axes' new widths change the plot's width, and so its ticks
             for view in views.values():
@@ -179,9 +202,17 @@ def export_report(
     html: str | os.PathLike[str] | None = None,
     md: str | os.PathLike[str] | None = None,
     replace_images: bool = False,
+    worker: ImageWorker | None = None,
 ) -> list[Path]:
-    """Render the plots once and write every format asked for; the files written."""
-    images = plot_images(report)
+    """Render the plots once and write every format asked for; the files written. ``worker``:
+    a forked child drawing some of the images (report/forked.py); this process draws the rest,
+    and those too if the child does not deliver them."""
+    if worker is None:
+        images = plot_images(report)
+    else:
+        images = plot_images(report, names=[n for n in IMAGE_NAMES if n not in worker.names])
+        images.update(worker.result() or plot_images(report, names=worker.names))
+        images = {name: images[name] for name in _DRAWN_ORDER if name in images}
     written: list[Path] = []
     if pdf is not None:
         write_pdf(pdf, report, images)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 import pytest
 
@@ -81,7 +82,6 @@ def test_a_report_loads_no_exporter_the_window_uses(tmp_path):
     import json
     import os
     import subprocess
-    import sys
 
     path = tmp_path / "s.ftcost"
     save_document(path, _document(3))
@@ -98,3 +98,159 @@ def test_a_report_loads_no_exporter_the_window_uses(tmp_path):
         if m.startswith(("pyqtgraph.exporters", "pyqtgraph.parametertree"))
     ]
     assert loaded == []
+
+
+FORKED_CHILD = r"""
+import json, os, sys
+import ftcost_gui.report.render as render
+render.FORK_FROM_SCENARIOS = 3  # (40: a quick test)
+os.getloadavg = lambda: (0.0, 0.0, 0.0)  # idle (a busy machine draws in one process)
+drawn = []
+plot_images = render.plot_images
+def counted(report, *a, names=None, **k):
+    images = plot_images(report, *a, names=names, **k)
+    with open(sys.argv[3], "a") as log:  # the child's calls too (its list dies with it)
+        log.write(json.dumps([os.getpid(), sorted(images)]) + "\n")
+    return images
+render.plot_images = counted
+from ftcost_gui.cli import main
+rc = main(["report", sys.argv[1], "--html", sys.argv[2]])
+print(json.dumps({"rc": rc, "pid": os.getpid()}))
+"""
+
+
+def _html_text(path) -> str:
+    import re
+
+    text = path.read_text(encoding="utf-8")
+    return re.sub(r"Generated [^<·]*", "Generated", text)
+
+
+def test_the_cli_report_draws_the_cost_plot_in_a_forked_child(qapp, tmp_path):
+    """A fresh ``ftcost report`` (no Qt loaded yet, one thread) forks one child that draws the
+    cost plot while it draws the other four images itself; the file is the one the report
+    drawn in one process writes (here: this test's process, where Qt is loaded, so no fork)."""
+    import json
+    import os
+    import subprocess
+
+    path = tmp_path / "s.ftcost"
+    save_document(path, _document(3))
+    log = tmp_path / "drawn.jsonl"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FTCOST_CONFIG_DIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", FORKED_CHILD, str(path), str(tmp_path / "f.html"), str(log)],
+        capture_output=True, text=True, check=True, env=env,
+    )  # fmt: skip
+    got = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
+    assert got["rc"] == 0
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    if not sys.platform.startswith("linux"):
+        assert calls == [[got["pid"], ["cost", "fits_batch", "fits_seq", "memory", "plan"]]]
+        return
+    assert [names for pid, names in calls if pid == got["pid"]] == [
+        ["fits_batch", "fits_seq", "memory", "plan"]
+    ]
+    assert [names for pid, names in calls if pid != got["pid"]] == [["cost"]]  # the child's
+    parser = argparse.ArgumentParser(prog="ftcost")
+    add_report_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["report", str(path), "--html", str(tmp_path / "s.html")])
+    assert run_report(args) == 0  # Qt is loaded here: drawn in this process
+    assert _html_text(tmp_path / "f.html") == _html_text(tmp_path / "s.html")
+
+
+FORK_CASES = r"""
+import json, os, sys, time
+os.getloadavg = lambda: (0.0, 0.0, 0.0)  # idle (a busy machine draws in one process)
+from ftcost_gui.report.forked import can_fork, start_images
+def good(names): return {n: n.encode() * 3 for n in names}
+def fails(names): raise RuntimeError("no Qt")
+def other(names): return {"memory": b"png"}
+def silent(names): os._exit(0)
+out = {"can_fork": can_fork()}
+for draw in (good, fails, other, silent):
+    worker = start_images(lambda names, draw=draw: draw(names), ("cost", "plan"))
+    out[draw.__name__] = None if worker is None else worker.result()
+    if worker is not None:
+        out[draw.__name__ + "_again"] = worker.result()  # taken once
+def text(v): return {n: b.decode() for n, b in v.items()} if isinstance(v, dict) else v
+out = {k: text(v) for k, v in out.items()}
+worker = start_images(lambda names: (time.sleep(30), good(names))[1], ("cost",))
+t = time.monotonic(); worker.close(); out["closed_in_s"] = time.monotonic() - t
+os.getloadavg = lambda: (float(len(os.sched_getaffinity(0))),) * 3
+out["busy"] = can_fork()  # every CPU busy: no child
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux only")
+def test_a_forked_child_gives_its_images_or_none(tmp_path):
+    """What the child sends is taken only when it exits cleanly with exactly the images asked
+    for; a failing child, one that sends other images or nothing gives None (the caller then
+    draws them itself); an unneeded child is stopped at once; every CPU busy: no child."""
+    import json
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-c", FORK_CASES], capture_output=True, text=True, check=True
+    )
+    got = json.loads(out.stdout.splitlines()[-1])
+    assert got.pop("closed_in_s") < 10
+    assert got == {
+        "can_fork": True,
+        "good": {"cost": "costcostcost", "plan": "planplanplan"},
+        "good_again": None,
+        "fails": None,
+        "fails_again": None,
+        "other": None,
+        "other_again": None,
+        "silent": None,
+        "silent_again": None,
+        "busy": False,
+    }
+
+
+def test_no_fork_where_qt_is_loaded(qapp):
+    """This process has Qt (and pytest's threads maybe): a report drawn here is drawn here."""
+    from ftcost_gui.report.forked import can_fork, start_images
+
+    assert not can_fork()
+    assert start_images(lambda names: {}, ("cost",)) is None
+
+
+def _note(drawn, images):
+    drawn.append(sorted(images))
+    return images
+
+
+class _Worker:
+    names = ("cost",)
+
+    def __init__(self, images):
+        self.images = images
+
+    def result(self):
+        return self.images
+
+
+def test_export_takes_the_childs_images_or_draws_them_itself(qapp, tmp_path, monkeypatch):
+    import base64
+
+    import ftcost_gui.report.render as render
+    from ftcost_gui.report import Report
+
+    doc = _document(3)
+    report = Report(document=doc, results=[estimate(s.inputs) for s in doc.scenarios])
+    drawn = []
+    plot_images = render.plot_images
+    monkeypatch.setattr(
+        render,
+        "plot_images",
+        lambda r, names=None: _note(drawn, plot_images(r, names=names)),
+    )
+    render.export_report(report, html=tmp_path / "a.html")
+    render.export_report(report, html=tmp_path / "b.html", worker=_Worker(None))
+    render.export_report(report, html=tmp_path / "c.html", worker=_Worker({"cost": b"PNG"}))
+    assert drawn == [["cost", "memory"], ["memory"], ["cost"], ["memory"]]
+    assert (tmp_path / "a.html").read_text() == (tmp_path / "b.html").read_text()
+    assert base64.b64encode(b"PNG").decode() in (tmp_path / "c.html").read_text()

@@ -1,0 +1,166 @@
+"""Some of a report's plot images drawn in a forked child while this process does the rest.
+
+Issue 17: ``ftcost report`` at 200 scenarios spends ~1 s CPU drawing the cost plot's 400 curves
+at 2× and another ~1.5 s on the plan search, the other plots and the HTML. Neither Qt's painting
+nor its PNG encoder releases the GIL, so threads do not overlap them; a child process does. The
+child is forked (POSIX ``fork``, Linux only) once the data are computed and before this process
+loads Qt: it inherits the report as it is in memory (nothing is serialised), imports Qt itself,
+draws its images with the same ``plot_images`` and sends back only PNG bytes through a pipe,
+framed by name and length. Nothing from a file crosses the pipe; nothing is pickled.
+
+Where forking is not safe (not Linux; Qt or numpy already loaded, e.g. a report from the window
+or a test; other threads running) ``start_images`` returns None and the caller draws every
+image itself, as before. If the child fails, hangs or sends anything unexpected, ``result``
+returns None and the caller draws those images itself: the report is the same either way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import select
+import sys
+import threading
+import time
+from collections.abc import Callable, Collection
+
+_HEADER = 8  # bytes of each length field
+_TIMEOUT_S = 120.0  # a child that sends nothing for this long is stopped; the parent draws
+_FORBIDDEN = ("PySide6.QtCore", "numpy")  # libraries that hold threads or state across a fork
+
+
+def can_fork() -> bool:
+    """True where a child may be forked and has a CPU to run on beside this process: Linux, one
+    thread, neither Qt nor numpy loaded, two CPUs or more for this process and the machine not
+    already busy (load average below its CPUs: on a busy machine the child's own start, ~0.7 s
+    CPU of imports, would take more time from the others than it gives back)."""
+    if not (sys.platform.startswith("linux") and hasattr(os, "fork")):
+        return False
+    if threading.active_count() != 1 or any(name in sys.modules for name in _FORBIDDEN):
+        return False
+    cpus = len(os.sched_getaffinity(0))
+    return cpus >= 2 and os.getloadavg()[0] < cpus
+
+
+class ImageWorker:
+    """The child drawing ``names``; ``result()`` waits for its images."""
+
+    def __init__(self, pid: int, fd: int, names: tuple[str, ...]) -> None:
+        self.pid, self._fd, self.names = pid, fd, names
+
+    def result(self) -> dict[str, bytes] | None:
+        """{name: png} for every name asked for, or None when the child did not deliver them."""
+        if self._fd < 0:
+            return None
+        try:
+            data = _read_all(self._fd, _TIMEOUT_S)
+        finally:
+            os.close(self._fd)
+            self._fd = -1
+        status = _reap(self.pid, stop=data is None)
+        gc.unfreeze()
+        if data is None or status != 0:
+            return None
+        images = _unframe(data)
+        if images is None or tuple(images) != self.names:
+            return None
+        return images
+
+    def close(self) -> None:
+        """Stop the child if its images were not taken (the report failed on the way)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+            _reap(self.pid, stop=True)
+            gc.unfreeze()
+
+
+def start_images(draw: Callable[..., dict[str, bytes]], names: Collection[str]):
+    """Fork a child that calls ``draw(names=names)`` and sends its PNGs back; None where one
+    cannot be forked."""
+    if not can_fork():
+        return None
+    names = tuple(names)
+    r, w = os.pipe()
+    gc.freeze()  # neither collector walks (so copies) the pages shared until the child is done
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the caller's code
+        code = 1
+        try:
+            os.close(r)
+            _silence_stderr()
+            payload = _frame(draw(names=names))
+            with open(w, "wb", closefd=True) as out:
+                out.write(payload)
+            code = 0
+        finally:
+            os._exit(code)  # no atexit, no flushing the parent's buffers twice
+    os.close(w)
+    return ImageWorker(pid, r, names)
+
+
+def _silence_stderr() -> None:
+    """The parent reports errors (it redraws what the child could not): Qt's chatter in the
+    child (offscreen plugin notes) would only repeat or confuse them."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+
+
+def _frame(images: dict[str, bytes]) -> bytes:
+    parts = []
+    for name, png in images.items():
+        key = name.encode("ascii")
+        parts += [len(key).to_bytes(_HEADER, "big"), key, len(png).to_bytes(_HEADER, "big"), png]
+    return b"".join(parts)
+
+
+def _unframe(data: bytes) -> dict[str, bytes] | None:
+    images: dict[str, bytes] = {}
+    at = 0
+    while at < len(data):
+        fields = []
+        for _ in range(2):
+            if at + _HEADER > len(data):
+                return None
+            n = int.from_bytes(data[at : at + _HEADER], "big")
+            at += _HEADER
+            if at + n > len(data):
+                return None
+            fields.append(data[at : at + n])
+            at += n
+        try:
+            name = fields[0].decode("ascii")
+        except UnicodeDecodeError:
+            return None
+        images[name] = fields[1]
+    return images
+
+
+def _read_all(fd: int, timeout_s: float) -> bytes | None:
+    """Everything the child writes until it closes the pipe; None after ``timeout_s`` of silence."""
+    chunks = []
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        deadline = time.monotonic() + timeout_s
+
+
+def _reap(pid: int, *, stop: bool) -> int:
+    """The child's exit status (stopped first when ``stop``); -1 when it did not exit cleanly."""
+    if stop:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, 9)
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        return -1
+    return os.waitstatus_to_exitcode(status)
