@@ -237,6 +237,49 @@ def test_large_catalog_is_compared_in_slices(window, qtbot):
         before = view.comparisons
 
 
+def test_a_large_catalogs_first_show_tells_the_tab_widget_of_two_layouts(window, qtbot):
+    """The view's own layout changes (built, progress texts, the result) stay inside the tab's
+    page unless they change the view's size hints: the tab widget, which repaints all of itself
+    for each layout it is told of (QTabWidget::setUpLayout), hears of two (it heard of four to
+    five while a layout held the view). A change of the hints still reaches it."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication
+
+    h100 = builtin_catalog().find("h100-sxm")
+    gpus = tuple(
+        h100.model_copy(update={"id": f"h100-{i}", "memory_gib": 60 + i / 4}) for i in range(100)
+    )
+    CatalogStore().save(GpuCatalog(name="Many", gpus=gpus))
+    window.panels["hardware"].catalog.set_active("Many")
+    tabs, told = window.results.tabs, []
+
+    class Layouts(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.LayoutRequest:
+                told.append(obj)
+            return False
+
+    counter = Layouts()
+    tabs.installEventFilter(counter)
+    try:
+        ui, view = _show(window)
+        assert len(ui.service.offers) > which_gpu_tab.SMALL_CATALOG
+        qtbot.waitUntil(lambda: not ui.which_gpu.stale, timeout=5000)
+        QApplication.processEvents()
+    finally:
+        tabs.removeEventFilter(counter)
+    assert ui.which_gpu.comparer.plans >= 100 and len(view.rows) == 136  # sliced, all compared
+    assert len(told) <= 2
+    page = ui.which_gpu.page
+    assert view.geometry() == page.rect()  # the view fills the page, as a layout made it
+    assert (page.sizeHint(), page.minimumSizeHint()) == (view.sizeHint(), view.minimumSizeHint())
+    # A change of the view's hints reaches the tab widget (and the window's minimum).
+    view.summary.setMinimumWidth(1500)
+    QApplication.processEvents()
+    QApplication.processEvents()
+    assert tabs.minimumSizeHint().width() >= 1500
+
+
 def test_double_click_and_enter_adopt_a_gpu(window, qtbot):
     _ui, view = _show(window)
     target = 3

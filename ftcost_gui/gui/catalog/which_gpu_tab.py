@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
-from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QSize, QTimer
+from PySide6.QtGui import QResizeEvent, QShowEvent
+from PySide6.QtWidgets import QWidget
 
 from ...core.compare import GpuComparer, Offer
 from ...core.inputs import EstimateInputs
@@ -50,6 +51,69 @@ class _Job:
     slices: int = 0
 
 
+class _Page(QWidget):
+    """The tab's page: its view fills it, without a layout.
+
+    A layout tells its parents of every change inside the view (a label's new text, the
+    table's columns, a filter shown): Qt passes each layout change up to the window, and the
+    tab widget repaints all of itself for each (QTabWidget::setUpLayout) — five to ten repaints
+    of the whole tab, chart included, per first show of a large catalog. The page tells its
+    parent only when what a parent's layout reads of it changed (``_hints``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.view: QWidget | None = None
+        self._told: tuple[object, ...] | None = None
+
+    def hold(self, view: QWidget) -> None:
+        self.view = view
+        view.setGeometry(self.rect())
+        if self.isVisible():
+            view.show()
+        self._tell()
+
+    def _hints(self, view: QWidget) -> tuple[object, ...]:
+        hfw = view.hasHeightForWidth()
+        at_width = view.heightForWidth(self.width()) if hfw else -1
+        return view.sizeHint(), view.minimumSizeHint(), hfw, at_width
+
+    def _tell(self) -> None:
+        """``updateGeometry`` when the view's hints changed since the parent was last told."""
+        if self.view is not None:
+            hints = self._hints(self.view)
+            if hints != self._told:
+                self._told = hints
+                self.updateGeometry()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:  # the view's geometry changed (posted)
+            self._tell()
+        return super().event(event)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._tell()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.view is not None:
+            self.view.setGeometry(self.rect())
+
+    # What a layout reads of the page: the view's (a layout with no margins gave the same).
+    def sizeHint(self) -> QSize:
+        return super().sizeHint() if self.view is None else self.view.sizeHint()
+
+    def minimumSizeHint(self) -> QSize:
+        return super().minimumSizeHint() if self.view is None else self.view.minimumSizeHint()
+
+    def hasHeightForWidth(self) -> bool:
+        return super().hasHeightForWidth() if self.view is None else self.view.hasHeightForWidth()
+
+    def heightForWidth(self, width: int) -> int:
+        v = self.view
+        return super().heightForWidth(width) if v is None else v.heightForWidth(width)
+
+
 class WhichGpuTab(QObject):
     """The tab's page, its view (built when first shown) and when it is recomputed."""
 
@@ -64,9 +128,8 @@ class WhichGpuTab(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._run_slice)
-        self.page = QWidget()
+        self.page = _Page()
         self.page.setObjectName("which_gpu")
-        QVBoxLayout(self.page).setContentsMargins(0, 0, 0, 0)
         services.add_result_tab(
             self.page, "&Which GPU", "This estimate on every GPU of the catalog: cost per run, time"
         )
@@ -78,6 +141,7 @@ class WhichGpuTab(QObject):
         return self.services.result_tab_shown(self.page)
 
     def show(self) -> None:
+        self.ensure_view()  # before the page shows: laid out with it, painted once
         self.services.show_result_tab(self.page)
 
     def ensure_view(self) -> GpuCompareView:
@@ -86,11 +150,7 @@ class WhichGpuTab(QObject):
             from .which_gpu_view import GpuCompareView
 
             self.view = GpuCompareView(self.page)
-            layout = self.page.layout()
-            layout.addWidget(self.view)
-            if self.page.isVisible():  # shown and laid out now, not on the next event
-                self.view.show()
-                layout.activate()
+            self.page.hold(self.view)
             self.view.adoptRequested.connect(self.adopt_gpu)
             self.stale = True
         return self.view

@@ -193,21 +193,21 @@ class GpuCompareView(QWidget):
     def set_progress(self, done: int, total: int) -> None:
         """While a large catalog is compared in slices: the old table stays, the summary says so.
 
-        While it compares, the summary keeps the size its last text laid out (the result's; on
-        the first show, the first progress text's): a label of a fixed size does not lay the
-        window out again for each new text (each did: ~100 repaints of the tab and a layout of
-        the whole window per 5,000-row refresh, one in each edit's first slice)."""
+        While it compares, the summary keeps the height its last text laid out (the result's;
+        on the first show, the first progress text's): the table below does not move with each
+        new text, and the view's size hints stay as they were, so that the tab's page tells no
+        layout above it (which_gpu_tab._Page; each such layout repainted the whole tab)."""
         s = self.summary
-        if (self._progress_texts or s.text()) and s.minimumSize() != s.maximumSize():
-            s.setFixedSize(s.size())
+        if (self._progress_texts or s.text()) and s.minimumHeight() != s.maximumHeight():
+            s.setFixedHeight(s.height())
         self._progress_texts += 1
         s.setText(f"Comparing {total:,} GPUs for these settings… {done:,} done.")
 
     def _unfix_summary(self) -> None:
         if self._progress_texts:
             self._progress_texts = 0
-            self.summary.setMinimumSize(0, 0)
-            self.summary.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
+            self.summary.setMinimumHeight(0)
+            self.summary.setMaximumHeight(QWIDGETSIZE_MAX)
 
     def set_comparisons(self, rows: Sequence[GpuComparison], catalog_name: str = "") -> None:
         if catalog_name != self.catalog_name or len(rows) != len(self.comparisons):
