@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from . import alignment, rollout
 from .comm import CommPlan, comm_plan, default_overlap, link_for
-from .finishing import finish
+from .finishing import finish, finish_at
 from .inputs import EstimateInputs
 from .layout import Option, Rented, choose_checkpointing, memory_status, rented, rollout_rented
 from .memory import ADAPTER_WEIGHT_BYTES, RECIPES, base_weight_bytes
@@ -269,11 +269,17 @@ def plan(inputs: EstimateInputs, alternative: bool = True) -> Plan:
     job = _job(inputs)
     if not alternative:
         return _plan(inputs, job, alternative)
+    return _at_mfu(_remembered_plan(inputs, job), inputs)
+
+
+def _remembered_plan(inputs: EstimateInputs, job: Job) -> Plan:
+    """The remembered plan of inputs equal to ``inputs`` in everything a plan reads, else a new
+    plan of ``inputs``, remembered."""
     key = plan_key(inputs)
     for known, p in PLAN_MEMO:  # the job by identity: the plan holds it
         if p.job is job and same_plan_key(known, key):  # type: ignore[attr-defined]
-            return _at_mfu(p, inputs)  # type: ignore[arg-type]
-    p = _plan(inputs, job, alternative)
+            return p  # type: ignore[return-value]
+    p = _plan(inputs, job, True)
     PLAN_MEMO.insert(0, (key, p))
     del PLAN_MEMO[4:]
     return p
@@ -371,8 +377,19 @@ def _bf16_warning(inputs: EstimateInputs, warnings: list[str]) -> None:
 
 
 def estimate(inputs: EstimateInputs) -> EstimateResult:
-    """Compute every figure of one estimate. Pure; raises nothing for validated inputs."""
-    return finish(plan(inputs))
+    """Compute every figure of one estimate. Pure; raises nothing for validated inputs.
+
+    ``finish(plan(inputs))``, without making the plan ``_at_mfu`` makes of a remembered one: the
+    finish is given the inputs and the MFU chosen of each layout instead."""
+    p = _remembered_plan(inputs, _job(inputs))
+    if p.inputs is inputs:
+        return finish(p)
+    eff, alt = inputs.efficiency, p.alternative
+    choice = choose_mfu(eff.mfu, eff.stack_efficiency, p.time.mfu.default)
+    if alt is None:
+        return finish_at(p, inputs, choice, None)
+    alt_choice = choose_mfu(eff.mfu, eff.stack_efficiency, alt.time.mfu.default)
+    return finish_at(p, inputs, choice, alt_choice)
 
 
 def sweep_mfu(inputs: EstimateInputs, mfus: list[float]) -> list[SweepPoint]:

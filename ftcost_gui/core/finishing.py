@@ -15,17 +15,19 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .checks import measured_mfu, simple_rules, simple_rules_fixed, step_check
+from .inputs import EstimateInputs
 from .layout import memory_status
 from .plan import Plan, RowPlan
 from .ranges import _exposed, exposed_comm, memory_band, range_summary
 from .results import Band, EstimateResult, LayoutSummary, made
 from .rl_summary import alignment_fixed, alignment_summary
+from .throughput import MfuChoice
 from .time_cost import (
     Run,
     RunTime,
-    generation_shape,
     price_run,
     runner,
+    shape_of,
     time_breakdown,
     time_breakdown_fixed,
 )
@@ -108,8 +110,10 @@ def _layout_fixed(p: Plan) -> dict[str, object]:
     }
 
 
-def _layout_summary(p: Plan, fixed: dict[str, object], alt_rt: RunTime | None) -> LayoutSummary:
-    hw = p.inputs.hardware
+def _layout_summary(
+    inputs: EstimateInputs, fixed: dict[str, object], alt_rt: RunTime | None
+) -> LayoutSummary:
+    hw = inputs.hardware
     values = fixed.copy()
     if alt_rt is not None:
         values["alt_on_demand_usd"] = alt_rt.on_demand_usd
@@ -122,17 +126,26 @@ def _layout_summary(p: Plan, fixed: dict[str, object], alt_rt: RunTime | None) -
 
 def finish(p: Plan) -> EstimateResult:
     """The estimate at the MFU the plan chose and the inputs' prices."""
+    alt = p.alternative
+    return finish_at(p, p.inputs, p.time.mfu, None if alt is None else alt.time.mfu)
+
+
+def finish_at(
+    p: Plan, inputs: EstimateInputs, choice: MfuChoice, alt_choice: MfuChoice | None
+) -> EstimateResult:
+    """``finish`` of the plan ``p`` would be for ``inputs`` (equal to its inputs in everything a
+    plan reads, ``remembered.plan_key``) at these MFU choices of its layout and alternative:
+    what ``estimate`` finishes an MFU or price edit with, from the remembered plan."""
     f = fixed(p)
-    inputs, t = p.inputs, p.time
+    t = p.time
     warnings = list(p.warnings)
     od = inputs.hardware.gpu.on_demand_usd_per_hour
-    mfu, run = t.mfu.mfu, f.run
-    rt = run(mfu, od, generation_shape(t))
-    prices = price_run(inputs, t, rt, p.checkpoint, p.nodes, warnings, run)
+    mfu, run = choice.mfu, f.run
+    rt = run(mfu, od, shape_of(choice))
+    prices = price_run(inputs, t, rt, p.checkpoint, p.nodes, warnings, run, choice)
     alt_rt = None
-    if f.run_alt is not None:
-        alt = p.alternative.time  # type: ignore[union-attr]
-        alt_rt = f.run_alt(alt.mfu.mfu, od, generation_shape(alt))
+    if f.run_alt is not None and alt_choice is not None:
+        alt_rt = f.run_alt(alt_choice.mfu, od, shape_of(alt_choice))
     if f.near_limit is not None:
         warnings.append(f.near_limit)
     peak, n = t.peak, t.num_gpus
@@ -143,16 +156,18 @@ def finish(p: Plan) -> EstimateResult:
             "tokens": p.tokens,
             "flops": p.flops,
             "memory": p.memory,
-            "layout": _layout_summary(p, f.layout, alt_rt),
-            "time": time_breakdown(f.time, t, rt, f.per_token_flops),
+            "layout": _layout_summary(inputs, f.layout, alt_rt),
+            "time": time_breakdown(f.time, t, rt, f.per_token_flops, choice),
             "cost": prices.cost,
             "checkpoint": prices.checkpoint,
             "project": prices.project,
             "step_check": step_check(inputs, p.tokens, p.flops, n, peak, warnings),
             "measured_mfu": measured_mfu(inputs, p.flops, peak, warnings),
             "simple": simple_rules(f.simple, peak, mfu),
-            "alignment": alignment_summary(p, rt, f.alignment),
-            "ranges": range_summary(p, rt, prices, (run, f.run_exposed), f.memory_band),
+            "alignment": alignment_summary(p, rt, f.alignment, choice),
+            "ranges": range_summary(
+                p, inputs, choice, rt, prices, (run, f.run_exposed), f.memory_band
+            ),
             "warnings": tuple(warnings),
         },
     )

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from . import alignment
 from .comm import CommPlan
-from .inputs import EstimateInputs
+from .inputs import EstimateInputs, GpuSpec
 from .lengths import distribution
 from .plan import Plan
 from .remembered import memory_step, new_memo
@@ -42,7 +42,8 @@ from .results import (
     made,
 )
 from .sweep import run_columns
-from .time_cost import Prices, Run, RunTime, TimePlan, generation_shape, runner
+from .throughput import MfuChoice
+from .time_cost import Prices, Run, RunTime, TimePlan, shape_of
 from .units import SECONDS_PER_HOUR
 
 # Allocated ÷ reserved memory at the peak, the lowest measured (docs/accuracy.md: PEFT's
@@ -85,10 +86,9 @@ def _memory_at(p: Plan, seq_len: int) -> float:
     return step.breakdown.total_bytes
 
 
-def _price_band(p: Plan) -> tuple[float, float, float]:
+def _price_band(gpu: GpuSpec) -> tuple[float, float, float]:
     """(cheapest, given, dearest) on-demand price: the catalog's range of offers, widened to
     hold the price given."""
-    gpu = p.inputs.hardware.gpu
     od = gpu.on_demand_usd_per_hour
     lo, hi = gpu.on_demand_low_usd_per_hour, gpu.on_demand_high_usd_per_hour
     return min(od, od if lo is None else lo), od, max(od, od if hi is None else hi)
@@ -121,7 +121,7 @@ def _exposed(p: Plan, comm: CommPlan | None = None) -> TimePlan:
 def cost_band(p: Plan, mfus: Sequence[float]) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """At each MFU, the cost per run at the cheapest offer with communication as modelled, and at
     the dearest offer with none hidden: the cost curve's band (core/series.py)."""
-    od_lo, _, od_hi = _price_band(p)
+    od_lo, _, od_hi = _price_band(p.inputs.hardware.gpu)
     exposed = _exposed(p)
     low = tuple(run_columns(p.time, mfus, od_lo)[0])
     high = tuple(run_columns(exposed, mfus, od_hi)[0])
@@ -169,24 +169,24 @@ def memory_band(p: Plan) -> tuple[Band, float, bool]:
 
 def range_summary(
     p: Plan,
+    inputs: EstimateInputs,
+    choice: MfuChoice,
     rt: RunTime,
     prices: Prices,
-    runs: tuple[Run, Run | None] | None = None,
-    memory: tuple[Band, float, bool] | None = None,
+    runs: tuple[Run, Run | None],
+    memory: tuple[Band, float, bool],
 ) -> RangeSummary:
-    """Every band of the estimate finished from ``p`` at ``rt`` with these prices. ``runs``:
-    ``time_cost.runner`` of the plan and of its ``_exposed`` plan (None: no communication
-    band), ``memory``: its ``memory_band``, when known already (finishing.py)."""
-    if runs is None:
-        exposed_plan = _exposed(p)
-        runs = (runner(p.time), None if exposed_plan is p.time else runner(exposed_plan))
+    """Every band of the estimate finished from ``p`` for ``inputs`` (``p``'s, or equal to them
+    in everything a plan reads) at the MFU ``choice``, run as ``rt``, with these prices.
+    ``runs``: ``time_cost.runner`` of the plan and of its ``_exposed`` plan (None: no
+    communication band), ``memory``: its ``memory_band`` (finishing.py)."""
     run, run_exposed = runs
-    shape = generation_shape(p.time)
-    inputs, cost, project = p.inputs, prices.cost, prices.project
+    shape = shape_of(choice)
+    cost, project = prices.cost, prices.project
     eff, gpu = inputs.efficiency, inputs.hardware.gpu
-    memory_bytes, worst, high_fits = memory_band(p) if memory is None else memory
+    memory_bytes, worst, high_fits = memory
     # Time: the MFU band, and communication as modelled or not hidden at all.
-    mfu = p.time.mfu.mfu
+    mfu = choice.mfu
     # The top of the band stops at the vendor peak, unless the MFU is already past it (a GPU
     # measured above its derived peak: achievable > 1).
     band = eff.mfu_band
@@ -194,7 +194,7 @@ def range_summary(
     mfu_hi = max(mfu, top)
     mfu_lo = mfu * (1 - band)
     comm_band = run_exposed is not None
-    od_lo, od, od_hi = _price_band(p)
+    od_lo, od, od_hi = _price_band(gpu)
     # price_run's ends of the MFU band where they are these (the same run_time arguments but
     # the price, which only its last product reads)
     if mfu_hi == top:

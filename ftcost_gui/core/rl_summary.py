@@ -18,6 +18,7 @@ from .time_cost import generation_compute_mfu
 
 if TYPE_CHECKING:
     from .plan import Plan
+    from .throughput import MfuChoice
     from .time_cost import RunTime
 
 
@@ -78,8 +79,11 @@ def alignment_fixed(p: Plan) -> dict[str, object]:
     }  # fmt: skip
 
 
-def alignment_summary(p: Plan, rt: RunTime, fixed: dict[str, object]) -> AlignmentSummary:
-    """What DPO/GRPO/PPO add at the estimate's MFU; ``fixed``: ``alignment_fixed(p)``."""
+def alignment_summary(
+    p: Plan, rt: RunTime, fixed: dict[str, object], choice: MfuChoice
+) -> AlignmentSummary:
+    """What DPO/GRPO/PPO add at the estimate's MFU ``choice``, run as ``rt``; ``fixed``:
+    ``alignment_fixed(p)``."""
     eval_rate, eval_mfu = _eval_rates(p, rt)
     if "objective" in fixed:  # SFT and DPO: the whole summary but the evaluation's rates
         zeros = fixed.copy()
@@ -87,7 +91,7 @@ def alignment_summary(p: Plan, rt: RunTime, fixed: dict[str, object]) -> Alignme
         zeros["eval_generation_mfu"] = eval_mfu
         return made(AlignmentSummary, zeros)
     inputs, tp_ = p.inputs, p.time
-    peak, mfu, gen_mfu = tp_.peak, generation_compute_mfu(tp_, tp_.mfu.mfu), tp_.gen_mfu
+    peak, mfu, gen_mfu = tp_.peak, generation_compute_mfu(choice, choice.mfu), tp_.gen_mfu
     rl, x, shape, eng = tp_.rl_gen, p.extra_flops, p.shape, p.engines
     assert shape is not None and eng is not None
     steps = shape.steps

@@ -97,13 +97,13 @@ class TimePlan(NamedTuple):
     mfu: MfuChoice
 
 
-def generation_compute_mfu(plan: TimePlan, mfu: float) -> float:
+def generation_compute_mfu(choice: MfuChoice, mfu: float) -> float:
     """The MFU prefill and compute-bound decoding run at: the training MFU without the training
     stack's per-micro-batch fixed costs (the default's data-shape factor), which generation does
-    not pay; a pinned MFU or stack efficiency is taken as given."""
-    if plan.mfu.source != "default":
+    not pay; a pinned MFU or stack efficiency (the MFU ``choice``) is taken as given."""
+    if choice.source != "default":
         return mfu
-    return min(mfu / plan.mfu.default.shape, 1.0)
+    return min(mfu / choice.default.shape, 1.0)
 
 
 def plan_time(
@@ -255,7 +255,12 @@ def runner(plan: TimePlan) -> Run:
 
 def generation_shape(plan: TimePlan) -> float | None:
     """``runner``'s ``shape`` of this plan's MFU choice."""
-    return plan.mfu.default.shape if plan.mfu.source == "default" else None
+    return shape_of(plan.mfu)
+
+
+def shape_of(choice: MfuChoice) -> float | None:
+    """``runner``'s ``shape`` of an MFU choice."""
+    return choice.default.shape if choice.source == "default" else None
 
 
 # The last few collectives' results: frozen, shared by the results of one layout (an MFU or
@@ -333,11 +338,12 @@ def time_breakdown_fixed(inputs: EstimateInputs, plan: TimePlan, nodes: int) -> 
 
 
 def time_breakdown(
-    fixed: dict[str, object], plan: TimePlan, rt: RunTime, per_token_flops: float
-) -> TimeBreakdown:
-    """The time breakdown of ``plan`` (its ``time_breakdown_fixed``: ``fixed``) run as ``rt``."""
+    fixed: dict[str, object], plan: TimePlan, rt: RunTime, per_token_flops: float,
+    choice: MfuChoice,
+) -> TimeBreakdown:  # fmt: skip
+    """The time breakdown of ``plan`` (its ``time_breakdown_fixed``: ``fixed``) run as ``rt``
+    at the MFU ``choice``."""
     achieved = rt.achieved_flops_per_s
-    choice = plan.mfu
     pure_wall_s = plan.total_flops / (plan.peak * choice.mfu) / plan.num_gpus
     values = fixed.copy()
     values["achieved_flops_per_s"] = achieved
@@ -378,10 +384,11 @@ def price_run(
     checkpoint: Checkpoint,
     nodes: int,
     warnings: list[str],
-    run: Run | None = None,
+    run: Run,
+    choice: MfuChoice,
 ) -> Prices:
-    """Cost per run (on-demand, spot), checkpoints and the project budget around it (``run``:
-    ``runner(plan)``, when bound already)."""
+    """Cost per run (on-demand, spot), checkpoints and the project budget around it at the MFU
+    ``choice`` (``run``: ``runner(plan)``)."""
     eff, ov, sp, pj = inputs.efficiency, inputs.overheads, inputs.spot, inputs.project
     gpu = inputs.hardware.gpu
     od = gpu.on_demand_usd_per_hour
@@ -399,13 +406,11 @@ def price_run(
             take_spot = ratio < 1.0
     # every rented GPU is billed, and the rollout GPUs held beside them
     per_gpu_s_usd = (plan.rented_gpus + plan.extra_gpus) * od / SECONDS_PER_HOUR
-    mfu = plan.mfu.mfu
+    mfu = choice.mfu
     band = eff.mfu_band
     hi = min(mfu * (1 + band), 1.0)
     lo = mfu * (1 - band)
-    if run is None:
-        run = runner(plan)
-    shape = generation_shape(plan)
+    shape = shape_of(choice)
     fast = run(hi, od, shape)
     slow = run(lo, od, shape) if lo > 0 else None
     low_usd = fast.on_demand_usd

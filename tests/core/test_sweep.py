@@ -101,7 +101,7 @@ def test_the_cost_band_is_run_times_figure_at_each_end(inputs):
     from ftcost_gui.core.ranges import _exposed, _price_band, cost_band
 
     p = plan(inputs)
-    od_lo, _, od_hi = _price_band(p)
+    od_lo, _, od_hi = _price_band(p.inputs.hardware.gpu)
     low, high = cost_band(p, MFUS)
     assert low == tuple(run_time(p.time, m, od_lo).on_demand_usd for m in MFUS)
     assert high == tuple(run_time(_exposed(p), m, od_hi).on_demand_usd for m in MFUS)
