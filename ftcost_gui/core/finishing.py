@@ -12,30 +12,48 @@ exposed communication. Every figure is computed as before, operation for operati
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import math
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
+from . import calibration as cal
 from .checks import measured_mfu, simple_rules, simple_rules_fixed, step_check
-from .inputs import EstimateInputs
+from .inputs import EstimateInputs, GpuSpec, HardwareSpec
 from .layout import memory_status
 from .plan import Plan, RowPlan
-from .ranges import _exposed, exposed_comm, memory_band, range_summary
-from .results import Band, EstimateResult, LayoutSummary, made
+from .project_spec import ProjectSpec, SpotSpec
+from .ranges import _at_price, _band, _exposed, _price_band, exposed_comm, memory_band
+from .results import (
+    Band,
+    CheckpointSummary,
+    CostBreakdown,
+    EstimateResult,
+    LayoutSummary,
+    ProjectSummary,
+    RangeSummary,
+    made,
+)
 from .rl_summary import alignment_fixed, alignment_summary
 from .throughput import MfuChoice
 from .time_cost import (
     Run,
     RunTime,
-    price_run,
+    billed_run_usd,
     runner,
-    shape_of,
+    spot_factor,
     time_breakdown,
     time_breakdown_fixed,
 )
-from .units import fmt_gib
+from .units import GB, SECONDS_PER_HOUR, fmt_gib
+
+# finish(inputs, choice, alt_choice): a plan's estimate for ``inputs`` at these MFU choices of
+# its layout and alternative (``Fixed.finish``).
+Finish = Callable[[EstimateInputs, MfuChoice, "MfuChoice | None"], EstimateResult]
 
 
 class Fixed(NamedTuple):
-    """What ``finish`` reads of one plan that no MFU or price changes."""
+    """What ``finish`` reads of one plan that no MFU or price changes, and the finish bound to
+    it (``_finisher``)."""
 
     layout: dict[str, object]  # LayoutSummary values; the alternative's run and prices: None
     time: dict[str, object]  # time_cost.time_breakdown_fixed
@@ -49,6 +67,7 @@ class Fixed(NamedTuple):
     run_alt: Run | None
     run_exposed: Run | None
     memory_band: tuple[Band, float, bool]  # ranges.memory_band
+    finish: Finish
 
 
 def fixed(p: Plan) -> Fixed:
@@ -64,7 +83,7 @@ def _fixed(p: Plan) -> Fixed:
     exposed = exposed_comm(p.time)
     # Article 001's usable memory: the reported total × 85% (the allocator-efficiency field).
     article_usable = p.memory.capacity_bytes * inputs.hardware.usable_memory_fraction
-    return Fixed(
+    parts = (
         _layout_fixed(p),
         time_breakdown_fixed(inputs, p.time, p.nodes),
         trainer_flops_per_token(p),
@@ -76,6 +95,7 @@ def _fixed(p: Plan) -> Fixed:
         None if exposed is None else runner(_exposed(p, exposed)),
         memory_band(p),
     )
+    return Fixed(*parts, _finisher(p, *parts))
 
 
 def _layout_fixed(p: Plan) -> dict[str, object]:
@@ -110,24 +130,10 @@ def _layout_fixed(p: Plan) -> dict[str, object]:
     }
 
 
-def _layout_summary(
-    inputs: EstimateInputs, fixed: dict[str, object], alt_rt: RunTime | None
-) -> LayoutSummary:
-    hw = inputs.hardware
-    values = fixed.copy()
-    if alt_rt is not None:
-        values["alt_on_demand_usd"] = alt_rt.on_demand_usd
-        values["alt_held_wall_s"] = alt_rt.held_wall_s
-    values["price_origin"] = hw.price_origin
-    values["price_as_of"] = hw.gpu.price_as_of
-    values["price_source"] = hw.gpu.price_source
-    return made(LayoutSummary, values)
-
-
 def finish(p: Plan) -> EstimateResult:
     """The estimate at the MFU the plan chose and the inputs' prices."""
     alt = p.alternative
-    return finish_at(p, p.inputs, p.time.mfu, None if alt is None else alt.time.mfu)
+    return fixed(p).finish(p.inputs, p.time.mfu, None if alt is None else alt.time.mfu)
 
 
 def finish_at(
@@ -136,41 +142,241 @@ def finish_at(
     """``finish`` of the plan ``p`` would be for ``inputs`` (equal to its inputs in everything a
     plan reads, ``remembered.plan_key``) at these MFU choices of its layout and alternative:
     what ``estimate`` finishes an MFU or price edit with, from the remembered plan."""
-    f = fixed(p)
-    t = p.time
-    warnings = list(p.warnings)
-    od = inputs.hardware.gpu.on_demand_usd_per_hour
-    mfu, run = choice.mfu, f.run
-    rt = run(mfu, od, shape_of(choice))
-    prices = price_run(inputs, t, rt, p.checkpoint, p.nodes, warnings, run, choice)
-    alt_rt = None
-    if f.run_alt is not None and alt_choice is not None:
-        alt_rt = f.run_alt(alt_choice.mfu, od, shape_of(alt_choice))
-    if f.near_limit is not None:
-        warnings.append(f.near_limit)
-    peak, n = t.peak, t.num_gpus
-    return made(
-        EstimateResult,
-        {
-            "params": p.params,
-            "tokens": p.tokens,
-            "flops": p.flops,
-            "memory": p.memory,
-            "layout": _layout_summary(inputs, f.layout, alt_rt),
-            "time": time_breakdown(f.time, t, rt, f.per_token_flops, choice),
-            "cost": prices.cost,
-            "checkpoint": prices.checkpoint,
-            "project": prices.project,
-            "step_check": step_check(inputs, p.tokens, p.flops, n, peak, warnings),
-            "measured_mfu": measured_mfu(inputs, p.flops, peak, warnings),
-            "simple": simple_rules(f.simple, peak, mfu),
-            "alignment": alignment_summary(p, rt, f.alignment, choice),
-            "ranges": range_summary(
-                p, inputs, choice, rt, prices, (run, f.run_exposed), f.memory_band
-            ),
-            "warnings": tuple(warnings),
-        },
-    )
+    return fixed(p).finish(inputs, choice, alt_choice)
+
+
+def _finisher(
+    p: Plan, layout_fixed: dict[str, object], time_fixed: dict[str, object],
+    per_token_flops: float, simple_fixed: dict[str, object], align_fixed: dict[str, object],
+    near_limit: str | None, run: Run, run_alt: Run | None, run_exposed: Run | None,
+    memory: tuple[Band, float, bool],
+) -> Finish:  # fmt: skip
+    """The finish of ``p`` with what it reads of the plan bound once: the run, its bill (cost per
+    run on-demand and spot, checkpoints, the project budget) and every band of the estimate
+    (core/ranges.py says what each end assumes), computed for the inputs and MFU of each call.
+    The sections no plan reads (spot, project) are read again when they are other objects."""
+    t, params, tokens, flops, mem = p.time, p.params, p.tokens, p.flops, p.memory
+    plan_warnings, nodes, peak, n = p.warnings, p.nodes, t.peak, t.num_gpus
+    # every rented GPU is billed, and the rollout GPUs held beside them
+    billed = t.rented_gpus + t.extra_gpus
+    fixed_wall_s, write_s = t.fixed_wall_s, t.ckpt_write_s
+    ck_params, ck_bytes_per_param, ck_bytes = p.checkpoint
+    idle_s = p.inputs.overheads.idle_hours_per_run * SECONDS_PER_HOUR
+    startup_s = fixed_wall_s - idle_s
+    memory_bytes, worst, high_fits = memory
+    longest_row = p.job.longest_row
+    comm_band = run_exposed is not None
+    spot_known: list[Any] = [None, 0.0, 0.0]  # spot section, λ, spot factor
+    project_known: list[Any] = [None]  # project section, its figures
+    no_warnings = not plan_warnings and near_limit is None
+
+    def spot_figures(sp: SpotSpec, inputs: EstimateInputs) -> tuple[float, float]:
+        if sp is not spot_known[0]:
+            # Article 001 'Interruptible capacity': F = 1 + λ(T/2 + R), λ the job's
+            # interruption rate.
+            spot_known[:] = sp, nodes * sp.interruptions_per_node_hour, spot_factor(inputs, nodes)
+        return spot_known[1], spot_known[2]
+
+    def project_figures(pj: ProjectSpec) -> tuple[Any, ...]:
+        if pj is not project_known[0]:
+            # Project: article 000 'Where the money actually goes'; 001; 004's sample budget.
+            storage_bytes = ck_bytes * pj.checkpoints_retained
+            storage_usd = storage_bytes / GB * pj.storage_usd_per_gb_month * pj.storage_months
+            engineering_usd = (pj.engineering_hours + pj.data_prep_hours) * pj.hourly_rate_usd
+            project_known[:] = pj, (
+                pj.planned_runs + pj.failed_runs, storage_bytes, storage_usd, engineering_usd,
+                storage_usd + engineering_usd, pj.billing,
+            )  # fmt: skip
+        return project_known[1]
+
+    def finish(
+        inputs: EstimateInputs, choice: MfuChoice, alt_choice: MfuChoice | None
+    ) -> EstimateResult:
+        warnings = [] if no_warnings else list(plan_warnings)
+        eff, hw = inputs.efficiency, inputs.hardware
+        gpu = hw.gpu
+        od, spot_price = gpu.on_demand_usd_per_hour, gpu.spot_usd_per_hour
+        mfu, band = choice.mfu, eff.mfu_band
+        shape = choice.default.shape if choice.source == "default" else None  # shape_of
+        rt = run(mfu, od, shape)
+        held_gpu_h, od_usd = rt.held_gpu_hours, rt.on_demand_usd
+        lam, f_spot = spot_figures(inputs.spot, inputs)
+        ratio: float | None = None
+        spot_usd: float | None = None
+        take_spot: bool | None = None
+        if spot_price is not None:
+            spot_usd = held_gpu_h * f_spot * spot_price
+            if od > 0:  # the ratio needs an on-demand price to compare with
+                ratio = spot_price / od * f_spot
+                take_spot = ratio < 1.0
+        per_gpu_s_usd = billed * od / SECONDS_PER_HOUR
+        # The MFU band: its top stops at the vendor peak, unless the MFU is already past it (a
+        # GPU measured above its derived peak: achievable > 1).
+        top = min(mfu * (1 + band), 1.0)
+        lo = mfu * (1 - band)
+        fast = run(top, od, shape)
+        slow = run(lo, od, shape) if lo > 0 else None
+        low_usd = fast.on_demand_usd
+        high_usd = math.inf if slow is None else slow.on_demand_usd
+        evaluation_usd = rt.eval_s * per_gpu_s_usd
+        cost = made(
+            CostBreakdown,
+            {
+                "on_demand_usd_per_hour": od,
+                "spot_usd_per_hour": spot_price,
+                "compute_only_usd": rt.compute_gpu_s / SECONDS_PER_HOUR * od,
+                "training_usd": rt.train_wall_s * per_gpu_s_usd,
+                "startup_usd": startup_s * per_gpu_s_usd,
+                "checkpoint_usd": rt.checkpoint_writes_s * per_gpu_s_usd,
+                "evaluation_usd": evaluation_usd,
+                "rl_generation_usd": rt.rl_s * per_gpu_s_usd,
+                "idle_usd": idle_s * per_gpu_s_usd,
+                "on_demand_usd": od_usd,
+                "spot_factor": f_spot,
+                "job_interruptions_per_hour": lam,
+                "spot_price_ratio": ratio,
+                "spot_usd": spot_usd,
+                "take_spot": take_spot,
+                "usd_per_1e18_flops": cal.usd_per_1e18_flops(od, rt.achieved_flops_per_s),
+                "low_usd": low_usd,
+                "high_usd": high_usd,
+            },
+        )
+        figures = project_figures(inputs.project)
+        runs, storage_bytes, storage_usd, engineering_usd, fixed_usd, _ = figures
+        ckpt = made(
+            CheckpointSummary,
+            {
+                "params": ck_params,
+                "resumable_bytes": ck_bytes,
+                "bytes_per_param": ck_bytes_per_param,
+                "write_s": write_s,
+                "writes_per_run": rt.writes,
+                "storage_bytes": storage_bytes,
+            },
+        )
+        run_usd = billed_run_usd(inputs, od_usd, spot_usd, warnings)
+        bill_scale = run_usd / od_usd if od_usd > 0 else 1.0
+        total_usd = runs * run_usd + fixed_usd
+        project = made(
+            ProjectSummary,
+            {
+                "runs": runs,
+                "run_usd": run_usd,
+                "runs_usd": runs * run_usd,
+                "evaluation_usd": runs * evaluation_usd * bill_scale,
+                "storage_usd": storage_usd,
+                "engineering_usd": engineering_usd,
+                "total_usd": total_usd,
+                "low_usd": runs * low_usd * bill_scale + fixed_usd,
+                "high_usd": runs * high_usd * bill_scale + fixed_usd,
+            },
+        )
+        alt_rt = None
+        if run_alt is not None and alt_choice is not None:
+            alt_shape = alt_choice.default.shape if alt_choice.source == "default" else None
+            alt_rt = run_alt(alt_choice.mfu, od, alt_shape)
+        if near_limit is not None:
+            warnings.append(near_limit)
+        return made(
+            EstimateResult,
+            {
+                "params": params,
+                "tokens": tokens,
+                "flops": flops,
+                "memory": mem,
+                "layout": _layout_summary(hw, layout_fixed, alt_rt),
+                "time": time_breakdown(time_fixed, t, rt, per_token_flops, choice),
+                "cost": cost,
+                "checkpoint": ckpt,
+                "project": project,
+                "step_check": step_check(inputs, tokens, flops, n, peak, warnings),
+                "measured_mfu": measured_mfu(inputs, flops, peak, warnings),
+                "simple": simple_rules(simple_fixed, peak, mfu),
+                "alignment": alignment_summary(p, rt, align_fixed, choice),
+                "ranges": ranges(
+                    gpu, choice, band, top, lo, rt, fast, slow, spot_usd, f_spot, figures, total_usd
+                ),
+                "warnings": tuple(warnings),
+            },
+        )
+
+    def ranges(
+        gpu: GpuSpec, choice: MfuChoice, band: float, top: float, mfu_lo: float, rt: RunTime,
+        fast: RunTime, slow: RunTime | None, spot_usd: float | None, f_spot: float,
+        figures: tuple[Any, ...], total_usd: float,
+    ) -> RangeSummary:  # fmt: skip
+        """Every band of the estimate (core/ranges.py), from the run ``rt``, the MFU band's
+        ends as the bill ran them (``fast``, ``slow``), its spot factor ``f_spot``, the project's
+        ``project_figures`` and total ``total_usd``."""
+        mfu = choice.mfu
+        mfu_hi = top if top > mfu else mfu  # max(mfu, top), written out
+        od_lo, od, od_hi = _price_band(gpu)
+        shape = choice.default.shape if choice.source == "default" else None  # shape_of
+        # the bill's ends of the MFU band where they are these (the same run_time arguments but
+        # the price, which only its last product reads)
+        if mfu_hi == top:
+            fast = _at_price(fast, od, od_lo)
+        else:
+            fast = run(mfu_hi, od_lo, shape)
+        if slow is not None and run_exposed is None:
+            slow = _at_price(slow, od, od_hi)
+        else:
+            slow = (run if run_exposed is None else run_exposed)(mfu_lo, od_hi, shape)
+        hours = SECONDS_PER_HOUR
+        spot = None
+        s = gpu.spot_usd_per_hour
+        if s is not None:
+            # the same products as the bill, in the same order: a zero band is exactly zero
+            spot = _band(
+                fast.held_gpu_hours * f_spot * s, spot_usd or 0.0, slow.held_gpu_hours * f_spot * s
+            )  # fmt: skip
+        runs, _, _, _, fixed_usd, billing = figures
+        run_band = spot if billing == "spot" and spot is not None else None
+        lo_run = run_band.low if run_band else fast.on_demand_usd
+        hi_run = run_band.high if run_band else slow.on_demand_usd
+        return made(
+            RangeSummary,
+            {
+                "memory_bytes": memory_bytes,
+                "memory_row_tokens": longest_row,
+                "memory_efficiency_high": worst,
+                "memory_high_fits": high_fits,
+                "mfu": _band(mfu_lo, mfu, mfu_hi),
+                "mfu_band": band,
+                "comm_band": comm_band,
+                "comm_exposed_s": rt.comm_exposed_s,
+                "comm_exposed_high_s": slow.comm_exposed_s,
+                "price_usd_per_hour": _band(od_lo, od, od_hi),
+                "compute_gpu_hours": _band(
+                    fast.compute_gpu_s / hours, rt.compute_gpu_s / hours, slow.compute_gpu_s / hours
+                ),
+                "held_wall_s": _band(fast.held_wall_s, rt.held_wall_s, slow.held_wall_s),
+                "held_gpu_hours": _band(
+                    fast.held_gpu_hours, rt.held_gpu_hours, slow.held_gpu_hours
+                ),
+                "on_demand_usd": _band(fast.on_demand_usd, rt.on_demand_usd, slow.on_demand_usd),
+                "spot_usd": spot,
+                "project_usd": _band(
+                    runs * lo_run + fixed_usd, total_usd, runs * hi_run + fixed_usd
+                ),
+            },
+        )
+
+    return finish
+
+
+def _layout_summary(
+    hw: HardwareSpec, fixed: dict[str, object], alt_rt: RunTime | None
+) -> LayoutSummary:
+    values = fixed.copy()
+    if alt_rt is not None:
+        values["alt_on_demand_usd"] = alt_rt.on_demand_usd
+        values["alt_held_wall_s"] = alt_rt.held_wall_s
+    values["price_origin"] = hw.price_origin
+    values["price_as_of"] = hw.gpu.price_as_of
+    values["price_source"] = hw.gpu.price_source
+    return made(LayoutSummary, values)
 
 
 def near_limit_warning(p: Plan | RowPlan) -> str | None:

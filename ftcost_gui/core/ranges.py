@@ -37,14 +37,10 @@ from .results import (
     _SET_FIELDS,
     _SET_PRIVATE,
     Band,
-    RangeSummary,
     _new,
-    made,
 )
 from .sweep import run_columns
-from .throughput import MfuChoice
-from .time_cost import Prices, Run, RunTime, TimePlan, shape_of
-from .units import SECONDS_PER_HOUR
+from .time_cost import RunTime, TimePlan
 
 # Allocated ÷ reserved memory at the peak, the lowest measured (docs/accuracy.md: PEFT's
 # MetaMathQA LoRA r32/r64 runs on an L40S, 5,000 steps, padded batches: 0.73).
@@ -165,78 +161,3 @@ def memory_band(p: Plan) -> tuple[Band, float, bool]:
     _MEMORY_BAND_MEMO.insert(0, (key, band))
     del _MEMORY_BAND_MEMO[4:]
     return band
-
-
-def range_summary(
-    p: Plan,
-    inputs: EstimateInputs,
-    choice: MfuChoice,
-    rt: RunTime,
-    prices: Prices,
-    runs: tuple[Run, Run | None],
-    memory: tuple[Band, float, bool],
-) -> RangeSummary:
-    """Every band of the estimate finished from ``p`` for ``inputs`` (``p``'s, or equal to them
-    in everything a plan reads) at the MFU ``choice``, run as ``rt``, with these prices.
-    ``runs``: ``time_cost.runner`` of the plan and of its ``_exposed`` plan (None: no
-    communication band), ``memory``: its ``memory_band`` (finishing.py)."""
-    run, run_exposed = runs
-    shape = shape_of(choice)
-    cost, project = prices.cost, prices.project
-    eff, gpu = inputs.efficiency, inputs.hardware.gpu
-    memory_bytes, worst, high_fits = memory
-    # Time: the MFU band, and communication as modelled or not hidden at all.
-    mfu = choice.mfu
-    # The top of the band stops at the vendor peak, unless the MFU is already past it (a GPU
-    # measured above its derived peak: achievable > 1).
-    band = eff.mfu_band
-    top = min(mfu * (1 + band), 1.0)  # price_run's top of the band
-    mfu_hi = max(mfu, top)
-    mfu_lo = mfu * (1 - band)
-    comm_band = run_exposed is not None
-    od_lo, od, od_hi = _price_band(gpu)
-    # price_run's ends of the MFU band where they are these (the same run_time arguments but
-    # the price, which only its last product reads)
-    if mfu_hi == top:
-        fast = _at_price(prices.fast, od, od_lo)
-    else:
-        fast = run(mfu_hi, od_lo, shape)
-    if prices.slow is not None and run_exposed is None:
-        slow = _at_price(prices.slow, od, od_hi)
-    else:
-        slow = (run if run_exposed is None else run_exposed)(mfu_lo, od_hi, shape)
-    hours = SECONDS_PER_HOUR
-    spot = None
-    s = gpu.spot_usd_per_hour
-    if s is not None:
-        # the same products as price_run, in the same order: a zero band is exactly zero
-        f = cost.spot_factor  # price_run's spot_factor(inputs, nodes)
-        spot = _band(fast.held_gpu_hours * f * s, cost.spot_usd or 0.0, slow.held_gpu_hours * f * s)
-    pj = project
-    fixed = pj.storage_usd + pj.engineering_usd
-    run_band = spot if inputs.project.billing == "spot" and spot is not None else None
-    lo_run = run_band.low if run_band else fast.on_demand_usd
-    hi_run = run_band.high if run_band else slow.on_demand_usd
-    return made(
-        RangeSummary,
-        {
-            "memory_bytes": memory_bytes,
-            "memory_row_tokens": p.job.longest_row,
-            "memory_efficiency_high": worst,
-            "memory_high_fits": high_fits,
-            "mfu": _band(mfu_lo, mfu, mfu_hi),
-            "mfu_band": band,
-            "comm_band": comm_band,
-            "comm_exposed_s": rt.comm_exposed_s,
-            "comm_exposed_high_s": slow.comm_exposed_s,
-            "price_usd_per_hour": _band(od_lo, od, od_hi),
-            "compute_gpu_hours": _band(
-                fast.compute_gpu_s / hours, rt.compute_gpu_s / hours, slow.compute_gpu_s / hours
-            ),
-            "held_wall_s": _band(fast.held_wall_s, rt.held_wall_s, slow.held_wall_s),
-            "held_gpu_hours": _band(fast.held_gpu_hours, rt.held_gpu_hours, slow.held_gpu_hours),
-            "on_demand_usd": _band(fast.on_demand_usd, rt.on_demand_usd, slow.on_demand_usd),
-            "spot_usd": spot,
-            "project_usd": _band(pj.runs * lo_run + fixed, pj.total_usd, pj.runs * hi_run + fixed),
-        },
-    )

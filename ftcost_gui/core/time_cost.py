@@ -10,7 +10,6 @@ from comm.py (bytes per step over the link, less what overlaps compute), per opt
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -29,10 +28,7 @@ from .memory import (
 )
 from .params import Adapters
 from .results import (
-    CheckpointSummary,
     CollectiveResult,
-    CostBreakdown,
-    ProjectSummary,
     TimeBreakdown,
     build,
     made,
@@ -363,116 +359,6 @@ def time_breakdown(
     values["held_wall_s"] = rt.held_wall_s
     values["held_gpu_hours"] = rt.held_gpu_hours
     return made(TimeBreakdown, values)
-
-
-class Prices(NamedTuple):
-    """The run's bill around one ``RunTime``: on-demand, spot and the MFU band."""
-
-    cost: CostBreakdown
-    checkpoint: CheckpointSummary
-    project: ProjectSummary
-    # The run at the top and the bottom of the MFU band (the on-demand price; None: the bottom
-    # is at or below 0): the ranges' ends start from them (core/ranges.py).
-    fast: RunTime
-    slow: RunTime | None
-
-
-def price_run(
-    inputs: EstimateInputs,
-    plan: TimePlan,
-    rt: RunTime,
-    checkpoint: Checkpoint,
-    nodes: int,
-    warnings: list[str],
-    run: Run,
-    choice: MfuChoice,
-) -> Prices:
-    """Cost per run (on-demand, spot), checkpoints and the project budget around it at the MFU
-    ``choice`` (``run``: ``runner(plan)``)."""
-    eff, ov, sp, pj = inputs.efficiency, inputs.overheads, inputs.spot, inputs.project
-    gpu = inputs.hardware.gpu
-    od = gpu.on_demand_usd_per_hour
-    # Article 001 'Interruptible capacity': F = 1 + λ(T/2 + R), λ the job's interruption rate.
-    lam = nodes * sp.interruptions_per_node_hour
-    f_spot = spot_factor(inputs, nodes)
-    spot_price = gpu.spot_usd_per_hour
-    ratio: float | None = None
-    spot_usd: float | None = None
-    take_spot: bool | None = None
-    if spot_price is not None:
-        spot_usd = rt.held_gpu_hours * f_spot * spot_price
-        if od > 0:  # the ratio needs an on-demand price to compare with
-            ratio = spot_price / od * f_spot
-            take_spot = ratio < 1.0
-    # every rented GPU is billed, and the rollout GPUs held beside them
-    per_gpu_s_usd = (plan.rented_gpus + plan.extra_gpus) * od / SECONDS_PER_HOUR
-    mfu = choice.mfu
-    band = eff.mfu_band
-    hi = min(mfu * (1 + band), 1.0)
-    lo = mfu * (1 - band)
-    shape = shape_of(choice)
-    fast = run(hi, od, shape)
-    slow = run(lo, od, shape) if lo > 0 else None
-    low_usd = fast.on_demand_usd
-    high_usd = math.inf if slow is None else slow.on_demand_usd
-    idle_s = ov.idle_hours_per_run * SECONDS_PER_HOUR
-    startup_s = plan.fixed_wall_s - idle_s
-    cost = made(
-        CostBreakdown,
-        {
-            "on_demand_usd_per_hour": od,
-            "spot_usd_per_hour": spot_price,
-            "compute_only_usd": rt.compute_gpu_s / SECONDS_PER_HOUR * od,
-            "training_usd": rt.train_wall_s * per_gpu_s_usd,
-            "startup_usd": startup_s * per_gpu_s_usd,
-            "checkpoint_usd": rt.checkpoint_writes_s * per_gpu_s_usd,
-            "evaluation_usd": rt.eval_s * per_gpu_s_usd,
-            "rl_generation_usd": rt.rl_s * per_gpu_s_usd,
-            "idle_usd": idle_s * per_gpu_s_usd,
-            "on_demand_usd": rt.on_demand_usd,
-            "spot_factor": f_spot,
-            "job_interruptions_per_hour": lam,
-            "spot_price_ratio": ratio,
-            "spot_usd": spot_usd,
-            "take_spot": take_spot,
-            "usd_per_1e18_flops": cal.usd_per_1e18_flops(od, rt.achieved_flops_per_s),
-            "low_usd": low_usd,
-            "high_usd": high_usd,
-        },
-    )
-    ckpt = made(
-        CheckpointSummary,
-        {
-            "params": checkpoint.params,
-            "resumable_bytes": checkpoint.resumable_bytes,
-            "bytes_per_param": checkpoint.bytes_per_param,
-            "write_s": plan.ckpt_write_s,
-            "writes_per_run": rt.writes,
-            "storage_bytes": checkpoint.resumable_bytes * pj.checkpoints_retained,
-        },
-    )
-    # Project: article 000 'Where the money actually goes'; 001; 004's sample budget.
-    runs = pj.planned_runs + pj.failed_runs
-    run_usd = billed_run_usd(inputs, rt.on_demand_usd, spot_usd, warnings)
-    bill_scale = run_usd / rt.on_demand_usd if rt.on_demand_usd > 0 else 1.0
-    storage_usd = ckpt.storage_bytes / GB * pj.storage_usd_per_gb_month * pj.storage_months
-    engineering_usd = (pj.engineering_hours + pj.data_prep_hours) * pj.hourly_rate_usd
-    fixed_usd = storage_usd + engineering_usd
-    project = made(
-        ProjectSummary,
-        {
-            "runs": runs,
-            "run_usd": run_usd,
-            "runs_usd": runs * run_usd,
-            "evaluation_usd": runs * cost.evaluation_usd * bill_scale,
-            "storage_usd": storage_usd,
-            "engineering_usd": engineering_usd,
-            "total_usd": runs * run_usd + fixed_usd,
-            "low_usd": runs * low_usd * bill_scale + fixed_usd,
-            "high_usd": runs * high_usd * bill_scale + fixed_usd,
-        },
-    )
-    return Prices(cost, ckpt, project, fast, slow)
 
 
 def billed_run_usd(
