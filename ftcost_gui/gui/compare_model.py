@@ -12,6 +12,17 @@ from ..present.tables import BEST_MARK, Cell, ComparisonTable
 
 FITS_ROW = "Fits in memory"
 LINES_ROLE = Qt.ItemDataRole.UserRole + 1  # (value text, delta text)
+VALUE_ROLE = Qt.ItemDataRole.UserRole + 2  # the value line
+DELTA_ROLE = Qt.ItemDataRole.UserRole + 3  # the delta line
+# What changed in the cells whose delta line changed and whose value line and best mark did not
+# (an edit of the baseline; ``ComparisonModel.delta_only``): a view may repaint that line only.
+DELTA_ONLY = [
+    Qt.ItemDataRole.DisplayRole,
+    Qt.ItemDataRole.ToolTipRole,
+    Qt.ItemDataRole.AccessibleTextRole,
+    LINES_ROLE,
+    DELTA_ROLE,
+]
 FEW_COLUMNS = 8  # at most this many changed scenarios are repainted cell by cell
 MOST = 0.9  # more changed cells on screen than this share: the whole table is repainted
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -59,6 +70,10 @@ class ComparisonModel(QAbstractTableModel):
         super().__init__(parent)
         self.table: ComparisonTable | None = None
         self._cells: dict[tuple[int, int], Cell] = {}
+        self._said: dict[tuple[int, int], Cell] = {}  # the cells worded under the last table
+        # The cells of the last ``set_table`` whose delta line alone changed: told as one
+        # ``dataChanged`` range with the ``DELTA_ONLY`` roles.
+        self.delta_only: list[tuple[int, int]] = []
         self._bold = QFont()
         self._bold.setBold(True)
         self._best_bg = self._bad_fg = QBrush()
@@ -84,7 +99,7 @@ class ComparisonModel(QAbstractTableModel):
         what each cell says is compared with what it said (an edit of the baseline moves every
         delta, but most on screen still read the same: those are not repainted)."""
         old, said = self.table, self._cells
-        self._cells = {}
+        self._cells, self._said, self.delta_only = {}, said, []
         if _shape(old) != _shape(table):
             self.beginResetModel()
             self.table = table
@@ -111,34 +126,52 @@ class ComparisonModel(QAbstractTableModel):
             on_screen = [j for j in columns if j in shown]
             cells = self._reworded(old, said, on_screen)
             if len(cells) < len(on_screen) * (bottom + 1) * MOST:
-                for row, col in cells:
-                    index = self.index(row, col)
-                    self.dataChanged.emit(index, index)
+                # (createIndex: ``index`` asks rowCount and columnCount, two calls into Python)
+                changed, create = self.dataChanged, self.createIndex
+                for row, col, delta_only in cells:
+                    if not delta_only:
+                        index = create(row, col)
+                        changed.emit(index, index)
+                only = self.delta_only = [(row, col) for row, col, d in cells if d]
+                if only:
+                    rows, cols = [r for r, _c in only], [c for _r, c in only]
+                    top_left = create(min(rows), min(cols))
+                    changed.emit(top_left, create(max(rows), max(cols)), DELTA_ONLY)
                 return
         if len(columns) > FEW_COLUMNS:
             self.dataChanged.emit(self.index(0, 0), self.index(bottom, right))
             return
         for col in columns:
             for row in range(bottom + 1):
-                index = self.index(row, col)
+                index = self.createIndex(row, col)
                 self.dataChanged.emit(index, index)
 
     def _reworded(
         self, old: ComparisonTable, said: dict[tuple[int, int], Cell], columns: list[int]
-    ) -> list[tuple[int, int]]:
-        """(row, column) of the cells of ``columns`` whose words or best mark differ from what
-        they said in ``old`` (a cell not worded then counts as changed); words them now."""
+    ) -> list[tuple[int, int, bool]]:
+        """(row, column, delta line only) of the cells of ``columns`` whose words or best mark
+        differ from what they said in ``old`` (a cell not worded then counts as changed); words
+        them now. 'Delta line only': the value line and the best mark read as they did."""
         table = self.table
         assert table is not None
         changed = []
         for col in columns:
             if old.fits[col] != table.fits[col]:
-                changed.append((0, col))
+                changed.append((0, col, False))
             for row in range(len(table.labels)):
                 was = said.get((row, col))
-                if was is None or was != self.cell(row, col):
-                    changed.append((row + 1, col))
+                if was is None:
+                    changed.append((row + 1, col, False))
+                    continue
+                now = self.cell(row, col)
+                if was != now:
+                    same_value = was.text == now.text and was.best == now.best
+                    changed.append((row + 1, col, same_value and was.baseline == now.baseline))
         return changed
+
+    def said(self, row: int, col: int) -> Cell | None:
+        """What a metric cell said under the previous table, if it was worded then."""
+        return self._said.get((row, col))
 
     def rowCount(self, parent: ANY_INDEX = QModelIndex()) -> int:  # noqa: B008
         t = self.table
@@ -201,6 +234,10 @@ class ComparisonModel(QAbstractTableModel):
             return f"{value}\n{delta}" if delta else value
         if role == LINES_ROLE:
             return self.text(row, col)
+        if role == VALUE_ROLE:
+            return self.text(row, col)[0]
+        if role == DELTA_ROLE:
+            return self.text(row, col)[1]
         if role == Qt.ItemDataRole.FontRole:
             return self._bold if self.is_best(row, col) else None
         if role == Qt.ItemDataRole.BackgroundRole:

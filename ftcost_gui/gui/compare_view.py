@@ -9,8 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QAccessible,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QRegion,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -30,11 +39,18 @@ from ..charts.theme import Theme, mix, readable, theme_for
 from ..core.results import EstimateResult
 from ..present.objective import stages_text
 from ..present.tables import BEST_MARK, ComparisonTable, comparison_table
-from .compare_model import FITS_ROW, LINES_ROLE, RIGHT, ComparisonModel
+from .compare_model import DELTA_ROLE, FITS_ROW, LINES_ROLE, RIGHT, VALUE_ROLE, ComparisonModel
 from .muted_label import MutedLabel
+from .text_ink import InkExtents
 from .wrapped_label import WrappedLabel
 
-__all__ = ["ComparisonModel", "ComparisonView", "TwoLineDelegate", "row_heights"]
+__all__ = [
+    "ComparisonModel",
+    "ComparisonTableView",
+    "ComparisonView",
+    "TwoLineDelegate",
+    "row_heights",
+]
 
 BEST_TINT = 0.14  # the best cells' shade: the theme's green over the table's base, faint
 PAD = 6
@@ -62,6 +78,7 @@ class TwoLineDelegate(QStyledItemDelegate):
         self._by_font: dict[str, tuple[QFont, int, int]] = {}
         self._kept: tuple[QFont, QFont, int, int] | None = None  # the last font and its fonts
         self._muted: dict[int, QColor] = {}  # the delta line's colour, per text colour
+        self._view = parent if isinstance(parent, ComparisonTableView) else None
 
     def _fonts(self, option: QStyleOptionViewItem, index: QModelIndex) -> tuple[QFont, QFont]:
         value_font = QFont(index.data(Qt.ItemDataRole.FontRole) or option.font)
@@ -126,9 +143,21 @@ class TwoLineDelegate(QStyledItemDelegate):
         if not delta:
             painter.drawText(rect, RIGHT, value)
         else:
-            painter.drawText(
-                QRect(rect.left(), rect.top(), rect.width(), value_h), _TOP_RIGHT, value
-            )
+            # Only the delta line is repainted when only it changed (ComparisonTableView): the
+            # value line is drawn where the region painted reaches its ink, no pixel differs.
+            view = self._view
+            region = view.painting if view is not None else None
+            cell = option.rect
+            if (
+                view is None
+                or region is None
+                or region.intersects(
+                    QRect(cell.left(), cell.top(), cell.width(), view.value_ink_bottom(value, best))
+                )
+            ):
+                painter.drawText(
+                    QRect(rect.left(), rect.top(), rect.width(), value_h), _TOP_RIGHT, value
+                )
             painter.setFont(delta_font)
             if selected:
                 painter.setPen(ink)
@@ -141,6 +170,133 @@ class TwoLineDelegate(QStyledItemDelegate):
             below = QRect(rect.left(), rect.top() + value_h, rect.width(), rect.height())
             painter.drawText(below, _TOP_RIGHT, delta)
         painter.restore()
+
+
+class ComparisonTableView(QTableView):
+    """The Compare table: a cell whose delta line alone changed (the model's ``DELTA_ONLY``
+    roles; an edit of the baseline moves every delta on screen) is repainted from where that
+    line's ink can start, below the value line's ink, so the value line is not drawn again."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.painting: QRegion | None = None  # the region being painted, during paintEvent
+        self._ink: _Ink | None = None  # for the table's font; dropped when it changes
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.FontChange:
+            self._ink = None
+        super().changeEvent(event)
+
+    def _inks(self) -> _Ink:
+        ink = self._ink
+        if ink is None:
+            model = self.model()
+            bold = model.bold if isinstance(model, ComparisonModel) else QFont()
+            ink = self._ink = _Ink(self.font(), bold)
+        return ink
+
+    def value_ink_bottom(self, value: str, best: bool) -> int:
+        """The pixel row below the value line's ink, from the top of its cell."""
+        return self._inks().value_bottom(value, best)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        self.painting = event.region()
+        try:
+            super().paintEvent(event)
+        finally:
+            self.painting = None
+
+    def dataChanged(
+        self,
+        top_left: QModelIndex | QPersistentModelIndex,
+        bottom_right: QModelIndex | QPersistentModelIndex,
+        roles: Sequence[int] = (),
+    ) -> None:
+        model = self.model()
+        if (
+            roles
+            and DELTA_ROLE in roles
+            and VALUE_ROLE not in roles
+            and isinstance(model, ComparisonModel)
+            and model.delta_only
+            and isinstance(self.itemDelegate(), TwoLineDelegate)
+            and not QAccessible.isActive()  # (Qt's own tells the accessibility of each change)
+        ):
+            if self.isVisible():
+                self.viewport().update(self._delta_region(model))
+            return
+        super().dataChanged(top_left, bottom_right, roles)
+
+    def delta_part_top(self, row: int, col: int) -> int:
+        """For a cell whose delta line alone changed (``ComparisonModel.delta_only``): the first
+        pixel row, from the top of the cell, that the old and the new delta line can ink, when
+        the value line's ink ends above it; 0 when they meet (the whole cell is repainted)."""
+        model = self.model()
+        assert isinstance(model, ComparisonModel)
+        ink = self._inks()
+        value, delta, best, _bad = model.painted(row, col)
+        was = model.said(row - 1, col)
+        if not delta or was is None or not was.delta:
+            return 0
+        first = min(ink.delta_top(delta, best), ink.delta_top(was.delta, best))
+        return first if first >= ink.value_bottom(value, best) else 0
+
+    def _delta_region(self, model: ComparisonModel) -> QRegion:
+        """Of each cell whose delta line alone changed, the part ``delta_part_top`` gives;
+        neighbours in a row as one rectangle (the grid line between them painted as it was)."""
+        grid = 1 if self.showGrid() else 0
+        rects: list[QRect] = []
+        run: list[int] = []  # [row, first, left, right] of the rectangle being widened
+        for row, col in sorted(model.delta_only):
+            first = self.delta_part_top(row, col)
+            left = self.columnViewportPosition(col)
+            right = left + self.columnWidth(col) - grid
+            if run and run[0] == row and run[1] == first and run[3] + grid == left:
+                run[3] = right
+                continue
+            if run:
+                rects.append(self._part(*run))
+            run = [row, first, left, right]
+        if run:
+            rects.append(self._part(*run))
+        region = QRegion()
+        for rect in rects:
+            region += rect
+        return region
+
+    def _part(self, row: int, first: int, left: int, right: int) -> QRect:
+        top = self.rowViewportPosition(row)
+        bottom = top + self.rowHeight(row) - (1 if self.showGrid() else 0)
+        return QRect(left, top + first, right - left, bottom - top - first)
+
+
+class _Ink:
+    """Where the Compare cells' lines ink, for one table font (``InkExtents``), from the top of
+    a cell: each value line's bottom, the delta lines' top (the highest of the characters the
+    delta lines have used: a bound for all, found without laying each new delta out)."""
+
+    def __init__(self, font: QFont, bold: QFont):
+        delta = QFont(font)
+        delta.setPointSizeF(max(6.0, font.pointSizeF() * 0.88))  # as TwoLineDelegate draws it
+        self.plain, self.bold, self.delta = InkExtents(font), InkExtents(bold), InkExtents(delta)
+        self.plain_h, self.bold_h = QFontMetrics(font).height(), QFontMetrics(bold).height()
+        self.values: dict[tuple[str, bool], int] = {}
+        self._seen: set[str] = set()  # the characters of the delta lines so far
+        self._top = 0  # the first row those can ink, from the top of the delta line
+
+    def value_bottom(self, value: str, best: bool) -> int:
+        got = self.values.get((value, best))
+        if got is None:
+            got = self.values[(value, best)] = (
+                PAD // 2 + (self.bold if best else self.plain).span(value)[1]
+            )
+        return got
+
+    def delta_top(self, delta: str, best: bool) -> int:
+        if not self._seen.issuperset(delta):
+            self._seen.update(delta)
+            self._top = self.delta.span("".join(sorted(self._seen)))[0]
+        return PAD // 2 + (self.bold_h if best else self.plain_h) + self._top
 
 
 def row_heights(font: QFont, metrics: int, deltas: bool) -> list[int]:
@@ -185,7 +341,7 @@ class ComparisonView(QWidget):
         top.addWidget(self.legend, 1)
         lay.addLayout(top)
         self.model = ComparisonModel(self)
-        self.table = QTableView(self)
+        self.table = ComparisonTableView(self)
         self.table.setModel(self.model)
         self.table.setObjectName("compare_table")
         self.table.setAccessibleName("Scenario comparison table")
