@@ -127,9 +127,18 @@ def _collect_once_settled() -> None:
     gc.enable()
 
 
+def _one_blas_thread() -> None:
+    """numpy (loaded with the plots) starts OpenBLAS's thread pool at its import: a thread per
+    core but one, made and started before the plots are built (~25-35 ms CPU on 2 cores, more
+    with more). The window multiplies no matrices worth a thread (pyqtgraph's arrays are a few
+    dozen points): one thread, the caller's. A value the user set is kept."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def start(argv: Sequence[str] | None = None) -> tuple[QApplication, MainWindow]:
     """The application and its window, not yet shown (``main``; benchmarks/bench_gui.py)."""
     argv = list(sys.argv if argv is None else argv)
+    _one_blas_thread()
     # Start-up allocates the window's long-lived objects by the hundred thousand: Python's
     # collector would scan them ~125 times before the first paint (~55-65 ms) and ~210 times
     # until the plots are drawn (~80-100 ms). It waits until the plots are built.

@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 CHILD = r"""
-import gc, json, linecache, sys, time
+import gc, json, linecache, os, sys, time
 collections = []
 gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info))
 from ftcost_gui.gui.app import start
@@ -35,6 +35,7 @@ on_first_use = [m for m in (
     "ftcost_gui.core.plan_space",
     ) if m in sys.modules]
 panels_built = len(window.form_tabs.built_panels())
+threads_before_show = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 0
 window.show()
 app.processEvents()  # the first paint; the plots follow it on a zero timer
 plots_after_paint = window.charts.memory_plot is None
@@ -59,6 +60,10 @@ print(json.dumps({
     "menus_built": [
         plot.view_box.menu_built for plot in (window.charts.memory_plot, window.charts.cost_plot)
     ],
+    # numpy's import starts no OpenBLAS threads (gui/app._one_blas_thread); Linux counts them
+    "threads": [threads_before_show, len(os.listdir("/proc/self/task"))
+                if os.path.isdir("/proc/self/task") else 0],
+    "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
     "sources_read": sorted(f for f in linecache.cache if f.endswith(".py")),
     "qt_classes": [  # made by PySide6 on first use / listed by the three Qt modules
         sum(len(sys.modules[f"PySide6.{m}"].__dict__) for m in ("QtCore", "QtGui", "QtWidgets")),
@@ -71,6 +76,7 @@ window.store.set_dirty(False)
 
 def test_start_loads_the_core_before_qt_and_no_plot_library_before_the_first_paint(tmp_path):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FTCOST_CONFIG_DIR": str(tmp_path)}
+    env.pop("OPENBLAS_NUM_THREADS", None)
     out = subprocess.run(
         [sys.executable, "-c", CHILD], capture_output=True, text=True, check=True, env=env
     )
@@ -106,6 +112,11 @@ def test_start_loads_the_core_before_qt_and_no_plot_library_before_the_first_pai
     assert got["pyqtgraph_modules"] < 80
     # The plots' right-click menus wait for a right-click (charts/menu_view_box.py).
     assert got["menus_built"] == [False, False]
+    # numpy, loaded with the plots, started no thread pool of OpenBLAS (one thread per core but
+    # one, ~25-35 ms of start-up on 2 cores): the plots drawn, as many threads as before show.
+    assert got["openblas_threads"] == "1"
+    before, after = got["threads"]
+    assert after == before
 
 
 def test_the_skipped_collections_come_back_once(monkeypatch):
@@ -126,3 +137,14 @@ def test_the_skipped_collections_come_back_once(monkeypatch):
     finally:
         gc.enable()
     assert app.GC_SETTLE_MS < app.GC_FALLBACK_MS
+
+
+def test_a_blas_thread_count_the_user_set_is_kept(monkeypatch):
+    from ftcost_gui.gui import app
+
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    app._one_blas_thread()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+    app._one_blas_thread()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
