@@ -17,6 +17,7 @@ to replay: the specs are kept instead); on any other device (SVG export, a QPict
 
 from __future__ import annotations
 
+from types import MethodType
 from typing import ClassVar
 
 import pyqtgraph as pg
@@ -112,6 +113,24 @@ class _Measuring:
         return QRectF(known)  # pyqtgraph changes the rectangles it is given
 
 
+def _update_label_once(axis: pg.AxisItem) -> None:
+    """``AxisItem._updateLabel``, laying the title out only when it reads differently:
+    pyqtgraph sets the title's HTML again on every range change (each edit), hidden axes too."""
+    html = axis.labelString()
+    if html != getattr(axis, "_label_html", None):  # (pyqtgraph's __init__ sets it first)
+        axis.label.setHtml(html)
+    axis._label_html = html
+    axis._adjustSize()
+    axis.picture = None
+    axis.update()
+
+
+def title_once(axis: pg.AxisItem) -> None:
+    """Give an axis pyqtgraph made (a plot's hidden top or right one: made, placed and hidden
+    by ``PlotItem`` as ever) the title check of ``FastAxis``."""
+    axis._updateLabel = MethodType(_update_label_once, axis)
+
+
 class FastAxis(pg.AxisItem):
     """``pg.AxisItem`` that paints its lines and labels directly on raster devices."""
 
@@ -153,17 +172,6 @@ class FastAxis(pg.AxisItem):
         finally:
             p.restore()
 
-    def _updateLabel(self) -> None:
-        """pyqtgraph sets the axis title's HTML again on every range change (each edit), which
-        lays the title out anew; set it only when it reads differently."""
-        html = self.labelString()
-        if html != getattr(self, "_label_html", None):  # (pyqtgraph's __init__ sets it first)
-            self.label.setHtml(html)
-        self._label_html = html
-        self._adjustSize()
-        self.picture = None
-        self.update()
-
     def _record(self, axis_spec, tick_specs, text_specs) -> QPicture:
         """The picture pyqtgraph's ``paint`` records from these specs."""
         picture = QPicture()
@@ -175,6 +183,8 @@ class FastAxis(pg.AxisItem):
         finally:
             painter.end()
         return picture
+
+    _updateLabel = _update_label_once
 
     def drawPicture(self, p, axisSpec, tickSpecs, textSpecs) -> None:
         if not _one_to_one_raster(p):

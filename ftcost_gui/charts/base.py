@@ -11,17 +11,18 @@ from collections.abc import Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Signal
-from PySide6.QtGui import QAction, QFontMetrics
+from PySide6.QtGui import QAction, QColor, QFontMetrics
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from ..qt_compat import guard_refcount_leak
-from .axis import FastAxis
+from .axis import FastAxis, title_once
 from .menu_view_box import MenuViewBox
 from .theme import Theme, theme_for
 
 guard_refcount_leak()
 pg.setConfigOptions(antialias=True)  # colours come from each view's theme, not global options
 AXES = ("left", "bottom")
+HIDDEN_AXES = ("top", "right")
 LEGEND_COLUMNS = 3  # a legend below the plot: at most this many columns
 LEGEND_MARGIN_PX = 12
 PLOT_CHROME_PX = (60, 93)  # axes and title around the data area until laid out (1024×700)
@@ -35,9 +36,32 @@ X_LABEL_PX = 17  # an x-axis title under the tick labels
 TITLE_WRAP_PX = 18  # a second line of it
 
 
+class LegendLabel(pg.LabelItem):
+    """A legend's label that is not laid out again for the text and style it already shows:
+    the plot's theme sets each label's colour when the plot is first shown, most often the
+    colour it was made in (``LabelItem.setText`` rebuilds its rich text and asks the layout
+    again whatever it is given)."""
+
+    def setText(self, text, **args) -> None:
+        shown = _label_style(text, {**self.opts, **args})
+        if shown == getattr(self, "_shown", None):
+            self.text = text
+            self.opts.update(args)
+            return
+        super().setText(text, **args)
+        self._shown = shown
+
+
+def _label_style(text: str, opts: dict) -> tuple:
+    """What ``LabelItem.setText`` writes its HTML from (and lays it out by: ``justify``)."""
+    color = opts["color"] if opts.get("color") is not None else pg.getConfigOption("foreground")
+    keys = ("family", "size", "bold", "italic", "justify")
+    return (text, pg.mkColor(color).name(QColor.NameFormat.HexArgb), *map(opts.get, keys))
+
+
 def legend_row(legend: pg.LegendItem, item: object, name: str) -> tuple[object, pg.LabelItem]:
     """(sample, label) of ``item`` named ``name``, made as ``LegendItem.addItem`` makes them."""
-    label = pg.LabelItem(
+    label = LegendLabel(
         name, color=legend.opts["labelTextColor"], justify="left", size=legend.opts["labelTextSize"]
     )
     sample = item if isinstance(item, legend.sampleType) else legend.sampleType(item)
@@ -66,6 +90,8 @@ class PlotView(QWidget):
         self.plot_item: pg.PlotItem = self.plot_widget.addPlot(
             row=0, col=0, title=title, axisItems=axes, viewBox=MenuViewBox()
         )
+        for side in HIDDEN_AXES:  # pyqtgraph's own, hidden: they set their titles once too
+            title_once(self.plot_item.getAxis(side))
         self.plot_item.showGrid(y=True, alpha=0.25)
         # Major and minor ticks only: the third tick level's faint grid lines cost ~8 ms of axis
         # painting per redraw (benchmarks/bench_gui.py) and add nothing readable.
@@ -79,8 +105,12 @@ class PlotView(QWidget):
         if legend_column:
             # Below the plot in three columns: never covers data and never clipped, even when
             # the plot is only ~300 px wide (1024-px windows).
+            # Its labels are made in the theme's colour (set again, unchanged, when first shown).
             self.legend = pg.LegendItem(
-                labelTextSize="8pt", verSpacing=LEGEND_ROW_SPACING, colCount=LEGEND_COLUMNS
+                labelTextSize="8pt",
+                labelTextColor=self.theme.foreground,
+                verSpacing=LEGEND_ROW_SPACING,
+                colCount=LEGEND_COLUMNS,
             )
             self.legend.layout.setContentsMargins(*(LEGEND_PAD_PX,) * 4)
             self.plot_widget.ci.layout.setContentsMargins(*(LAYOUT_PAD_PX,) * 4)

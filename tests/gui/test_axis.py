@@ -178,3 +178,35 @@ def test_tick_labels_are_measured_once(qapp, monkeypatch):
             widget.grab()
     assert measured and len(measured) == len(set(measured))
     widget.close()
+
+
+def test_a_plots_hidden_axes_set_their_titles_once(qtbot, monkeypatch):
+    """pyqtgraph's PlotItem has four axes, top and right hidden; those too set their titles'
+    HTML on every range change. The charts' hidden axes set it only when it changes: hidden
+    and of no size, as pyqtgraph leaves them, and no HTML set by range changes."""
+    from ftcost_gui.charts import CostPlot
+
+    plot = CostPlot()
+    qtbot.addWidget(plot)
+    plot.resize(500, 360)
+    plot.show()
+    qtbot.waitExposed(plot)
+    item = plot.plot_item
+    hidden = [item.getAxis(side) for side in ("top", "right")]
+    assert [axis.isVisible() for axis in hidden] == [False, False]
+    assert hidden[0].maximumHeight() == 0 and hidden[1].maximumWidth() == 0
+    labels = {id(axis.label) for axis in hidden}
+    calls: list[str] = []
+    set_html = type(hidden[0].label).setHtml
+
+    def counting(text_item, html):
+        if id(text_item) in labels:
+            calls.append(html)
+        set_html(text_item, html)
+
+    monkeypatch.setattr(type(hidden[0].label), "setHtml", counting)
+    for y_max in (9.5, 41.3, 0.012, 30.0, 4.2e6):
+        item.setYRange(0, y_max)
+        item.setXRange(0, y_max / 3)
+        plot.settle()
+    assert calls == [], calls
