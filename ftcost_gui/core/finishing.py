@@ -18,11 +18,11 @@ from typing import Any, NamedTuple
 
 from . import calibration as cal
 from .checks import measured_mfu, simple_rules, simple_rules_fixed, step_check
-from .inputs import EstimateInputs, GpuSpec, HardwareSpec
+from .inputs import EstimateInputs, HardwareSpec
 from .layout import memory_status
 from .plan import Plan, RowPlan
 from .project_spec import ProjectSpec, SpotSpec
-from .ranges import _at_price, _band, _exposed, _price_band, exposed_comm, memory_band
+from .ranges import _band, _exposed, _price_band, exposed_comm, memory_band
 from .results import (
     Band,
     CheckpointSummary,
@@ -31,17 +31,16 @@ from .results import (
     LayoutSummary,
     ProjectSummary,
     RangeSummary,
+    TimeBreakdown,
     made,
 )
 from .rl_summary import alignment_fixed, alignment_summary
 from .throughput import MfuChoice
 from .time_cost import (
     Run,
-    RunTime,
     billed_run_usd,
     runner,
     spot_factor,
-    time_breakdown,
     time_breakdown_fixed,
 )
 from .units import GB, SECONDS_PER_HOUR, fmt_gib
@@ -168,6 +167,8 @@ def _finisher(
     comm_band = run_exposed is not None
     spot_known: list[Any] = [None, 0.0, 0.0]  # spot section, λ, spot factor
     project_known: list[Any] = [None]  # project section, its figures
+    hardware_known: list[Any] = [None]  # hardware section, its prices
+    total_flops = t.total_flops
     no_warnings = not plan_warnings and near_limit is None
 
     def spot_figures(sp: SpotSpec, inputs: EstimateInputs) -> tuple[float, float]:
@@ -189,18 +190,35 @@ def _finisher(
             )  # fmt: skip
         return project_known[1]
 
+    def hardware_figures(hw: HardwareSpec) -> tuple[Any, ...]:
+        if hw is not hardware_known[0]:
+            gpu = hw.gpu
+            g = gpu.__dict__
+            od_lo, od, od_hi = price_band = _price_band(gpu)
+            hardware_known[:] = hw, (
+                od, g["spot_usd_per_hour"], od_lo, od_hi, _band(*price_band), hw.price_origin,
+                g["price_as_of"], g["price_source"],
+            )  # fmt: skip
+        return hardware_known[1]
+
     def finish(
         inputs: EstimateInputs, choice: MfuChoice, alt_choice: MfuChoice | None
     ) -> EstimateResult:
         warnings = [] if no_warnings else list(plan_warnings)
-        eff, hw = inputs.efficiency, inputs.hardware
-        gpu = hw.gpu
-        od, spot_price = gpu.on_demand_usd_per_hour, gpu.spot_usd_per_hour
-        mfu, band = choice.mfu, eff.mfu_band
-        shape = choice.default.shape if choice.source == "default" else None  # shape_of
+        sections = inputs.__dict__
+        e = sections["efficiency"].__dict__
+        od, spot_price, od_lo, od_hi, price_band, origin, as_of, source = hardware_figures(
+            sections["hardware"]
+        )
+        mfu, mfu_source, default = choice
+        band = e["mfu_band"]
+        shape = default.shape if mfu_source == "default" else None  # time_cost.shape_of
         rt = run(mfu, od, shape)
-        held_gpu_h, od_usd = rt.held_gpu_hours, rt.on_demand_usd
-        lam, f_spot = spot_figures(inputs.spot, inputs)
+        (
+            achieved, busy_wall_s, comm_exposed_s, compute_gpu_s, train_wall_s, writes_s, writes,
+            eval_s, rl_s, held_wall_s, held_gpu_h, od_usd,
+        ) = rt  # fmt: skip
+        lam, f_spot = spot_figures(sections["spot"], inputs)
         ratio: float | None = None
         spot_usd: float | None = None
         take_spot: bool | None = None
@@ -213,23 +231,23 @@ def _finisher(
         # The MFU band: its top stops at the vendor peak, unless the MFU is already past it (a
         # GPU measured above its derived peak: achievable > 1).
         top = min(mfu * (1 + band), 1.0)
-        lo = mfu * (1 - band)
+        mfu_lo = mfu * (1 - band)
         fast = run(top, od, shape)
-        slow = run(lo, od, shape) if lo > 0 else None
+        slow = run(mfu_lo, od, shape) if mfu_lo > 0 else None
         low_usd = fast.on_demand_usd
         high_usd = math.inf if slow is None else slow.on_demand_usd
-        evaluation_usd = rt.eval_s * per_gpu_s_usd
+        evaluation_usd = eval_s * per_gpu_s_usd
         cost = made(
             CostBreakdown,
             {
                 "on_demand_usd_per_hour": od,
                 "spot_usd_per_hour": spot_price,
-                "compute_only_usd": rt.compute_gpu_s / SECONDS_PER_HOUR * od,
-                "training_usd": rt.train_wall_s * per_gpu_s_usd,
+                "compute_only_usd": compute_gpu_s / SECONDS_PER_HOUR * od,
+                "training_usd": train_wall_s * per_gpu_s_usd,
                 "startup_usd": startup_s * per_gpu_s_usd,
-                "checkpoint_usd": rt.checkpoint_writes_s * per_gpu_s_usd,
+                "checkpoint_usd": writes_s * per_gpu_s_usd,
                 "evaluation_usd": evaluation_usd,
-                "rl_generation_usd": rt.rl_s * per_gpu_s_usd,
+                "rl_generation_usd": rl_s * per_gpu_s_usd,
                 "idle_usd": idle_s * per_gpu_s_usd,
                 "on_demand_usd": od_usd,
                 "spot_factor": f_spot,
@@ -237,13 +255,14 @@ def _finisher(
                 "spot_price_ratio": ratio,
                 "spot_usd": spot_usd,
                 "take_spot": take_spot,
-                "usd_per_1e18_flops": cal.usd_per_1e18_flops(od, rt.achieved_flops_per_s),
+                "usd_per_1e18_flops": cal.usd_per_1e18_flops(od, achieved),
                 "low_usd": low_usd,
                 "high_usd": high_usd,
             },
         )
-        figures = project_figures(inputs.project)
-        runs, storage_bytes, storage_usd, engineering_usd, fixed_usd, _ = figures
+        runs, storage_bytes, storage_usd, engineering_usd, fixed_usd, billing = (
+            project_figures(sections["project"])
+        )  # fmt: skip
         ckpt = made(
             CheckpointSummary,
             {
@@ -251,11 +270,13 @@ def _finisher(
                 "resumable_bytes": ck_bytes,
                 "bytes_per_param": ck_bytes_per_param,
                 "write_s": write_s,
-                "writes_per_run": rt.writes,
+                "writes_per_run": writes,
                 "storage_bytes": storage_bytes,
             },
         )
-        run_usd = billed_run_usd(inputs, od_usd, spot_usd, warnings)
+        run_usd = (
+            od_usd if billing != "spot" else billed_run_usd(inputs, od_usd, spot_usd, warnings)
+        )
         bill_scale = run_usd / od_usd if od_usd > 0 else 1.0
         total_usd = runs * run_usd + fixed_usd
         project = made(
@@ -272,70 +293,66 @@ def _finisher(
                 "high_usd": runs * high_usd * bill_scale + fixed_usd,
             },
         )
-        alt_rt = None
+        layout = layout_fixed.copy()
         if run_alt is not None and alt_choice is not None:
-            alt_shape = alt_choice.default.shape if alt_choice.source == "default" else None
-            alt_rt = run_alt(alt_choice.mfu, od, alt_shape)
+            alt_mfu, alt_source, alt_default = alt_choice
+            alt_rt = run_alt(alt_mfu, od, alt_default.shape if alt_source == "default" else None)
+            layout["alt_on_demand_usd"] = alt_rt.on_demand_usd
+            layout["alt_held_wall_s"] = alt_rt.held_wall_s
+        layout["price_origin"] = origin
+        layout["price_as_of"] = as_of
+        layout["price_source"] = source
         if near_limit is not None:
             warnings.append(near_limit)
-        return made(
-            EstimateResult,
-            {
-                "params": params,
-                "tokens": tokens,
-                "flops": flops,
-                "memory": mem,
-                "layout": _layout_summary(hw, layout_fixed, alt_rt),
-                "time": time_breakdown(time_fixed, t, rt, per_token_flops, choice),
-                "cost": cost,
-                "checkpoint": ckpt,
-                "project": project,
-                "step_check": step_check(inputs, tokens, flops, n, peak, warnings),
-                "measured_mfu": measured_mfu(inputs, flops, peak, warnings),
-                "simple": simple_rules(simple_fixed, peak, mfu),
-                "alignment": alignment_summary(p, rt, align_fixed, choice),
-                "ranges": ranges(
-                    gpu, choice, band, top, lo, rt, fast, slow, spot_usd, f_spot, figures, total_usd
-                ),
-                "warnings": tuple(warnings),
-            },
-        )
-
-    def ranges(
-        gpu: GpuSpec, choice: MfuChoice, band: float, top: float, mfu_lo: float, rt: RunTime,
-        fast: RunTime, slow: RunTime | None, spot_usd: float | None, f_spot: float,
-        figures: tuple[Any, ...], total_usd: float,
-    ) -> RangeSummary:  # fmt: skip
-        """Every band of the estimate (core/ranges.py), from the run ``rt``, the MFU band's
-        ends as the bill ran them (``fast``, ``slow``), its spot factor ``f_spot``, the project's
-        ``project_figures`` and total ``total_usd``."""
-        mfu = choice.mfu
+        # The time breakdown: time_cost.time_breakdown_fixed's values and the run's.
+        pure_wall_s = total_flops / (peak * mfu) / n
+        time = time_fixed.copy()
+        time["achieved_flops_per_s"] = achieved
+        time["effective_mfu"] = achieved / peak
+        time["mfu"] = mfu
+        time["mfu_source"] = mfu_source
+        time["stack_efficiency"] = mfu / default.achievable
+        time["comm_overhead"] = comm_exposed_s / busy_wall_s
+        time["comm_exposed_s"] = comm_exposed_s
+        time["slowdown"] = train_wall_s / pure_wall_s
+        time["tokens_per_s_per_gpu"] = achieved / per_token_flops
+        time["compute_gpu_hours"] = compute_gpu_s / SECONDS_PER_HOUR
+        time["train_wall_s"] = train_wall_s
+        time["checkpoint_writes_s"] = writes_s
+        time["eval_s"] = eval_s
+        time["rl_generation_s"] = rl_s
+        time["held_wall_s"] = held_wall_s
+        time["held_gpu_hours"] = held_gpu_h
+        # The ranges (core/ranges.py says what each end assumes).
         mfu_hi = top if top > mfu else mfu  # max(mfu, top), written out
-        od_lo, od, od_hi = _price_band(gpu)
-        shape = choice.default.shape if choice.source == "default" else None  # shape_of
-        # the bill's ends of the MFU band where they are these (the same run_time arguments but
-        # the price, which only its last product reads)
+        # the bill's ends of the MFU band where they are these (the same run_time arguments
+        # but the price, which only run_time's last product reads: held GPU-hours × price)
         if mfu_hi == top:
-            fast = _at_price(fast, od, od_lo)
+            _, _, _, fast_gpu_s, _, _, _, _, _, fast_wall_s, fast_gpu_h, fast_usd = fast
+            if od_lo != od:
+                fast_usd = fast_gpu_h * od_lo
         else:
-            fast = run(mfu_hi, od_lo, shape)
-        if slow is not None and run_exposed is None:
-            slow = _at_price(slow, od, od_hi)
-        else:
+            _, _, _, fast_gpu_s, _, _, _, _, _, fast_wall_s, fast_gpu_h, fast_usd = run(
+                mfu_hi, od_lo, shape
+            )
+        if slow is None or run_exposed is not None:
             slow = (run if run_exposed is None else run_exposed)(mfu_lo, od_hi, shape)
+            _, _, slow_comm_s, slow_gpu_s, _, _, _, _, _, slow_wall_s, slow_gpu_h, slow_usd = slow
+        else:
+            _, _, slow_comm_s, slow_gpu_s, _, _, _, _, _, slow_wall_s, slow_gpu_h, slow_usd = slow
+            if od_hi != od:
+                slow_usd = slow_gpu_h * od_hi
         hours = SECONDS_PER_HOUR
         spot = None
-        s = gpu.spot_usd_per_hour
-        if s is not None:
+        lo_run, hi_run = fast_usd, slow_usd
+        if spot_price is not None:
             # the same products as the bill, in the same order: a zero band is exactly zero
             spot = _band(
-                fast.held_gpu_hours * f_spot * s, spot_usd or 0.0, slow.held_gpu_hours * f_spot * s
+                fast_gpu_h * f_spot * spot_price, spot_usd or 0.0, slow_gpu_h * f_spot * spot_price
             )  # fmt: skip
-        runs, _, _, _, fixed_usd, billing = figures
-        run_band = spot if billing == "spot" and spot is not None else None
-        lo_run = run_band.low if run_band else fast.on_demand_usd
-        hi_run = run_band.high if run_band else slow.on_demand_usd
-        return made(
+            if billing == "spot":
+                lo_run, hi_run = spot.low, spot.high
+        ranges = made(
             RangeSummary,
             {
                 "memory_bytes": memory_bytes,
@@ -345,38 +362,51 @@ def _finisher(
                 "mfu": _band(mfu_lo, mfu, mfu_hi),
                 "mfu_band": band,
                 "comm_band": comm_band,
-                "comm_exposed_s": rt.comm_exposed_s,
-                "comm_exposed_high_s": slow.comm_exposed_s,
-                "price_usd_per_hour": _band(od_lo, od, od_hi),
+                "comm_exposed_s": comm_exposed_s,
+                "comm_exposed_high_s": slow_comm_s,
+                "price_usd_per_hour": price_band,
                 "compute_gpu_hours": _band(
-                    fast.compute_gpu_s / hours, rt.compute_gpu_s / hours, slow.compute_gpu_s / hours
+                    fast_gpu_s / hours, compute_gpu_s / hours, slow_gpu_s / hours
                 ),
-                "held_wall_s": _band(fast.held_wall_s, rt.held_wall_s, slow.held_wall_s),
-                "held_gpu_hours": _band(
-                    fast.held_gpu_hours, rt.held_gpu_hours, slow.held_gpu_hours
-                ),
-                "on_demand_usd": _band(fast.on_demand_usd, rt.on_demand_usd, slow.on_demand_usd),
+                "held_wall_s": _band(fast_wall_s, held_wall_s, slow_wall_s),
+                "held_gpu_hours": _band(fast_gpu_h, held_gpu_h, slow_gpu_h),
+                "on_demand_usd": _band(fast_usd, od_usd, slow_usd),
                 "spot_usd": spot,
                 "project_usd": _band(
                     runs * lo_run + fixed_usd, total_usd, runs * hi_run + fixed_usd
                 ),
             },
         )
+        return made(
+            EstimateResult,
+            {
+                "params": params,
+                "tokens": tokens,
+                "flops": flops,
+                "memory": mem,
+                "layout": made(LayoutSummary, layout),
+                "time": made(TimeBreakdown, time),
+                "cost": cost,
+                "checkpoint": ckpt,
+                "project": project,
+                "step_check": (
+                    step_check(inputs, tokens, flops, n, peak, warnings)
+                    if e["step_time_s"]
+                    else None
+                ),
+                "measured_mfu": (  # None without a rate, as measured_mfu gives
+                    measured_mfu(inputs, flops, peak, warnings)
+                    if e["measured_tokens_per_s"]
+                    else None
+                ),
+                "simple": simple_rules(simple_fixed, peak, mfu),
+                "alignment": alignment_summary(p, rt, align_fixed, choice),
+                "ranges": ranges,
+                "warnings": tuple(warnings),
+            },
+        )
 
     return finish
-
-
-def _layout_summary(
-    hw: HardwareSpec, fixed: dict[str, object], alt_rt: RunTime | None
-) -> LayoutSummary:
-    values = fixed.copy()
-    if alt_rt is not None:
-        values["alt_on_demand_usd"] = alt_rt.on_demand_usd
-        values["alt_held_wall_s"] = alt_rt.held_wall_s
-    values["price_origin"] = hw.price_origin
-    values["price_as_of"] = hw.gpu.price_as_of
-    values["price_source"] = hw.gpu.price_source
-    return made(LayoutSummary, values)
 
 
 def near_limit_warning(p: Plan | RowPlan) -> str | None:

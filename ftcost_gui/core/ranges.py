@@ -40,7 +40,7 @@ from .results import (
     _new,
 )
 from .sweep import run_columns
-from .time_cost import RunTime, TimePlan
+from .time_cost import TimePlan
 
 # Allocated ÷ reserved memory at the peak, the lowest measured (docs/accuracy.md: PEFT's
 # MetaMathQA LoRA r32/r64 runs on an L40S, 5,000 steps, padded batches: 0.73).
@@ -122,11 +122,6 @@ def cost_band(p: Plan, mfus: Sequence[float]) -> tuple[tuple[float, ...], tuple[
     low = tuple(run_columns(p.time, mfus, od_lo)[0])
     high = tuple(run_columns(exposed, mfus, od_hi)[0])
     return low, high
-
-
-def _at_price(rt: RunTime, od: float, price: float) -> RunTime:
-    """``rt`` (priced at ``od``) at another on-demand price: ``run_time``'s last product."""
-    return rt if price == od else rt._replace(on_demand_usd=rt.held_gpu_hours * price)
 
 
 # The memory band of the last few layouts: it reads no MFU and no price (an edit of those

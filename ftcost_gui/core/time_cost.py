@@ -29,9 +29,7 @@ from .memory import (
 from .params import Adapters
 from .results import (
     CollectiveResult,
-    TimeBreakdown,
     build,
-    made,
 )
 from .rollout import GenerationPlan
 from .throughput import MfuChoice
@@ -276,7 +274,8 @@ def _collective_results(collectives: tuple[Collective, ...]) -> tuple[Collective
 
 def time_breakdown_fixed(inputs: EstimateInputs, plan: TimePlan, nodes: int) -> dict[str, object]:
     """The values of a ``TimeBreakdown`` of this plan that no MFU or price changes, in field
-    order; ``time_breakdown`` fills in the rest (None here). Made once per plan (finishing.py)."""
+    order; the finish fills in the rest (None here) from each run. Made once per plan
+    (finishing.py)."""
     ov, eff = inputs.overheads, inputs.efficiency
     d, comm = plan.mfu.default, plan.comm
     if eff.comm_overhead is not None:
@@ -331,34 +330,6 @@ def time_breakdown_fixed(inputs: EstimateInputs, plan: TimePlan, nodes: int) -> 
         "held_wall_s": None,
         "held_gpu_hours": None,
     }
-
-
-def time_breakdown(
-    fixed: dict[str, object], plan: TimePlan, rt: RunTime, per_token_flops: float,
-    choice: MfuChoice,
-) -> TimeBreakdown:  # fmt: skip
-    """The time breakdown of ``plan`` (its ``time_breakdown_fixed``: ``fixed``) run as ``rt``
-    at the MFU ``choice``."""
-    achieved = rt.achieved_flops_per_s
-    pure_wall_s = plan.total_flops / (plan.peak * choice.mfu) / plan.num_gpus
-    values = fixed.copy()
-    values["achieved_flops_per_s"] = achieved
-    values["effective_mfu"] = achieved / plan.peak
-    values["mfu"] = choice.mfu
-    values["mfu_source"] = choice.source
-    values["stack_efficiency"] = choice.mfu / choice.default.achievable
-    values["comm_overhead"] = rt.comm_exposed_s / rt.busy_wall_s
-    values["comm_exposed_s"] = rt.comm_exposed_s
-    values["slowdown"] = rt.train_wall_s / pure_wall_s
-    values["tokens_per_s_per_gpu"] = achieved / per_token_flops
-    values["compute_gpu_hours"] = rt.compute_gpu_s / SECONDS_PER_HOUR
-    values["train_wall_s"] = rt.train_wall_s
-    values["checkpoint_writes_s"] = rt.checkpoint_writes_s
-    values["eval_s"] = rt.eval_s
-    values["rl_generation_s"] = rt.rl_s
-    values["held_wall_s"] = rt.held_wall_s
-    values["held_gpu_hours"] = rt.held_gpu_hours
-    return made(TimeBreakdown, values)
 
 
 def billed_run_usd(
