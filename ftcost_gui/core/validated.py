@@ -179,28 +179,31 @@ def _made(cls: type[_M], shape: _Shape, data: dict[str, Any]) -> _M | None:
     fields, after = shape
     values: dict[str, Any] = {}
     raws: dict[str, Any] = {}
-    memo = [(inputs.__dict__, given) for inputs, given in VALIDATED_MEMO]
+    memo = VALIDATED_MEMO
+    newest = memo[0][0].__dict__ if memo else None
     for name, section_cls in fields:
         raw = data.get(name)
         if type(raw) is not dict:
             return None  # missing, or a section object (pydantic runs its checks again)
-        for sections, given in memo:
+        for inputs, given in memo:  # a section given again as it was given
             known = given.get(name)
             if known is not None and raw == known:
-                section = sections[name]
+                values[name] = inputs.__dict__[name]
                 raws[name] = known
                 break
-            section = sections[name]
-            if _equal(raw, section):
-                raws[name] = known if known is not None else _copy(raw)
-                break
         else:
+            # given otherwise (1 for 1.0, lists for tuples…): the newest inputs' section alone
+            # is compared field by field; any other is validated again (the same values).
+            if newest is not None and _equal(raw, newest[name]):
+                known = memo[0][1].get(name)
+                values[name] = newest[name]
+                raws[name] = known if known is not None else _copy(raw)
+                continue
             try:
-                section = section_cls.__pydantic_validator__.validate_python(raw)
+                values[name] = section_cls.__pydantic_validator__.validate_python(raw)
             except ValidationError:
                 return None  # the errors as pydantic words them for the whole document
             raws[name] = _copy(raw)
-        values[name] = section
     inputs = _new(cls)
     _SET_DICT(inputs, values)
     _SET_FIELDS(inputs, set(values))
