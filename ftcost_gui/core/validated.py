@@ -97,6 +97,17 @@ def _copy(value: dict[str, Any] | list[Any]) -> Any:
     return out
 
 
+def _copied_section(raw: dict[str, Any], cls: type[BaseModel]) -> dict[str, Any]:
+    """``_copy(raw)`` of a document's section that validated as ``cls``: only the fields that
+    may hold a tuple or a section can hold a list or a dict (``_structured``)."""
+    out = raw.copy()
+    for name in _structured(cls):
+        value = out.get(name)
+        if type(value) is dict or type(value) is list:
+            out[name] = _copy(value)
+    return out
+
+
 def known_sections(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``data`` with each section equal to the one of a recently validated inputs replaced by
     that section object (``data`` itself when none is), and the document's sections as given
@@ -179,31 +190,30 @@ def _made(cls: type[_M], shape: _Shape, data: dict[str, Any]) -> _M | None:
     fields, after = shape
     values: dict[str, Any] = {}
     raws: dict[str, Any] = {}
-    memo = VALIDATED_MEMO
-    newest = memo[0][0].__dict__ if memo else None
+    memo = [(inputs.__dict__, given) for inputs, given in VALIDATED_MEMO]
     for name, section_cls in fields:
         raw = data.get(name)
         if type(raw) is not dict:
             return None  # missing, or a section object (pydantic runs its checks again)
-        for inputs, given in memo:  # a section given again as it was given
+        for sections, given in memo:  # a section given again as it was given
             known = given.get(name)
             if known is not None and raw == known:
-                values[name] = inputs.__dict__[name]
+                values[name] = sections[name]
                 raws[name] = known
                 break
         else:
             # given otherwise (1 for 1.0, lists for tuples…): the newest inputs' section alone
             # is compared field by field; any other is validated again (the same values).
-            if newest is not None and _equal(raw, newest[name]):
+            if memo and _equal(raw, memo[0][0][name]):
                 known = memo[0][1].get(name)
-                values[name] = newest[name]
+                values[name] = memo[0][0][name]
                 raws[name] = known if known is not None else _copy(raw)
                 continue
             try:
                 values[name] = section_cls.__pydantic_validator__.validate_python(raw)
             except ValidationError:
                 return None  # the errors as pydantic words them for the whole document
-            raws[name] = _copy(raw)
+            raws[name] = _copied_section(raw, section_cls)
     inputs = _new(cls)
     _SET_DICT(inputs, values)
     _SET_FIELDS(inputs, set(values))
