@@ -171,8 +171,8 @@ def _run(args: argparse.Namespace) -> int:
     baseline = _baseline(document, getattr(args, "baseline", None))
 
     from ..report import Report
-    from ..report.forked import start_images
-    from ..report.render import FORK_FROM_SCENARIOS, FORKED_IMAGES, plot_images
+    from ..report.forked import can_fork, start_images
+    from ..report.render import FORK_FROM_SCENARIOS, FORKED_IMAGES, load_qt, plot_images
 
     # One clean line: a title is shown in the report, whatever bytes the shell passed.
     title = plain(getattr(args, "title", None) or "").strip() or plain(Path(args.file).stem)
@@ -181,8 +181,13 @@ def _run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     # The cost plot (400 curves at 200 scenarios) is drawn by a forked child, where one can be,
     # while this process searches the plan and draws and writes the rest (issue 17).
-    many = len(document.scenarios) >= FORK_FROM_SCENARIOS
-    worker = start_images(partial(plot_images, report), FORKED_IMAGES) if many else None
+    worker = None
+    if len(document.scenarios) >= FORK_FROM_SCENARIOS and can_fork():
+        try:
+            load_qt()  # once, before the fork: the child inherits Qt's modules
+        except ImportError as exc:
+            raise ReportError(f"the report needs PySide6 and pyqtgraph: {exc}") from None
+        worker = start_images(partial(plot_images, report), FORKED_IMAGES)
     try:
         if not args.no_plan:
             report = replace(report, plan=_plan(args, document.current.inputs))

@@ -3,15 +3,17 @@
 Issue 17: ``ftcost report`` at 200 scenarios spends ~1 s CPU drawing the cost plot's 400 curves
 at 2× and another ~1.5 s on the plan search, the other plots and the HTML. Neither Qt's painting
 nor its PNG encoder releases the GIL, so threads do not overlap them; a child process does. The
-child is forked (POSIX ``fork``, Linux only) once the data are computed and before this process
-loads Qt: it inherits the report as it is in memory (nothing is serialised), imports Qt itself,
-draws its images with the same ``plot_images`` and sends back only PNG bytes through a pipe,
-framed by name and length. Nothing from a file crosses the pipe; nothing is pickled.
+child is forked (POSIX ``fork``, Linux only) once the data are computed and Qt's modules loaded,
+before any QApplication exists: it inherits the report and the modules as they are in memory
+(nothing is serialised), creates its own QApplication, draws its images with the same
+``plot_images`` and sends back only PNG bytes through a pipe, framed by name and length.
+Nothing from a file crosses the pipe; nothing is pickled.
 
-Where forking is not safe (not Linux; Qt or numpy already loaded, e.g. a report from the window
-or a test; other threads running) ``start_images`` returns None and the caller draws every
-image itself, as before. If the child fails, hangs or sends anything unexpected, ``result``
-returns None and the caller draws those images itself: the report is the same either way.
+Where forking is not safe or does not pay (not Linux; a QApplication exists, e.g. a report from
+the window or a test; other Python threads; one CPU, or a machine already busy)
+``start_images`` returns None and the caller draws every image itself, as before. If the child
+fails, hangs or sends anything unexpected, ``result`` returns None and the caller draws those
+images itself: the report is the same either way.
 """
 
 from __future__ import annotations
@@ -27,20 +29,24 @@ from collections.abc import Callable, Collection
 
 _HEADER = 8  # bytes of each length field
 _TIMEOUT_S = 120.0  # a child that sends nothing for this long is stopped; the parent draws
-_FORBIDDEN = ("PySide6.QtCore", "numpy")  # libraries that hold threads or state across a fork
 
 
 def can_fork() -> bool:
     """True where a child may be forked and has a CPU to run on beside this process: Linux, one
-    thread, neither Qt nor numpy loaded, two CPUs or more for this process and the machine not
-    already busy (load average below its CPUs: on a busy machine the child's own start, ~0.7 s
-    CPU of imports, would take more time from the others than it gives back)."""
+    Python thread, no QApplication yet (Qt's modules may be loaded: the child creates its own),
+    two CPUs or more for this process and the machine not already busy (load average below its
+    CPUs: on a busy machine the child's work only takes CPU from the others)."""
     if not (sys.platform.startswith("linux") and hasattr(os, "fork")):
         return False
-    if threading.active_count() != 1 or any(name in sys.modules for name in _FORBIDDEN):
+    if threading.active_count() != 1 or _has_qt_application():
         return False
     cpus = len(os.sched_getaffinity(0))
     return cpus >= 2 and os.getloadavg()[0] < cpus
+
+
+def _has_qt_application() -> bool:
+    qt_core = sys.modules.get("PySide6.QtCore")
+    return qt_core is not None and qt_core.QCoreApplication.instance() is not None
 
 
 class ImageWorker:

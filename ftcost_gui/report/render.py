@@ -50,6 +50,16 @@ def ensure_qapp():
     return app
 
 
+def load_qt() -> None:
+    """Import what ``plot_images`` draws with (Qt, numpy, pyqtgraph, the plot classes) and create
+    no QApplication: done before forking (report/forked.py), so that the child inherits them
+    instead of importing them again (~0.5 s CPU)."""
+    from importlib import import_module
+
+    for name in ("cost_plot", "memory_plot", "scenario_plots", "fits_plot", "plan_plot", "export"):
+        import_module(f"..charts.{name}", __package__)
+
+
 def plot_images(
     report: Report,
     size: tuple[int, int] = PLOT_SIZE,

@@ -127,7 +127,7 @@ def _html_text(path) -> str:
 
 
 def test_the_cli_report_draws_the_cost_plot_in_a_forked_child(qapp, tmp_path):
-    """A fresh ``ftcost report`` (no Qt loaded yet, one thread) forks one child that draws the
+    """A fresh ``ftcost report`` (no QApplication yet, one thread) forks one child that draws the
     cost plot while it draws the other four images itself; the file is the one the report
     drawn in one process writes (here: this test's process, where Qt is loaded, so no fork)."""
     import json
@@ -211,7 +211,7 @@ def test_a_forked_child_gives_its_images_or_none(tmp_path):
 
 
 def test_no_fork_where_qt_is_loaded(qapp):
-    """This process has Qt (and pytest's threads maybe): a report drawn here is drawn here."""
+    """This process has a QApplication: a report drawn here is drawn here."""
     from ftcost_gui.report.forked import can_fork, start_images
 
     assert not can_fork()
