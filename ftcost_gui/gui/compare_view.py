@@ -136,39 +136,36 @@ class TwoLineDelegate(QStyledItemDelegate):
         value_h = bold_h if best else plain_h
         selected = bool(state & _SELECTED)
         ink = option.palette.color(_HIGHLIGHTED_TEXT if selected else _TEXT)
-        rect = option.rect.adjusted(PAD, PAD // 2, -PAD, -PAD // 2)
+        # The cell's rect less the padding, as plain numbers (each QRect getter is a call).
+        x, y, w, h = option.rect.getRect()
+        left, top, width, height = x + PAD, y + PAD // 2, w - 2 * PAD, h - 2 * (PAD // 2)
         painter.save()
         painter.setFont(model.bold if best else font)
         painter.setPen(model.bad_brush.color() if bad and not selected else ink)
         if not delta:
-            painter.drawText(rect, RIGHT, value)
+            painter.drawText(QRect(left, top, width, height), RIGHT, value)
         else:
             # Only the delta line is repainted when only it changed (ComparisonTableView): the
             # value line is drawn where the region painted reaches its ink, no pixel differs.
             view = self._view
             region = view.painting if view is not None else None
-            cell = option.rect
             if (
                 view is None
                 or region is None
-                or region.intersects(
-                    QRect(cell.left(), cell.top(), cell.width(), view.value_ink_bottom(value, best))
-                )
+                or region.intersects(QRect(x, y, w, view.value_ink_bottom(value, best)))
             ):
-                painter.drawText(
-                    QRect(rect.left(), rect.top(), rect.width(), value_h), _TOP_RIGHT, value
-                )
+                painter.drawText(QRect(left, top, width, value_h), _TOP_RIGHT, value)
             painter.setFont(delta_font)
             if selected:
                 painter.setPen(ink)
             else:
-                muted = self._muted.get(ink.rgba())
+                rgba = ink.rgba()
+                muted = self._muted.get(rgba)
                 if muted is None:
-                    muted = self._muted[ink.rgba()] = QColor(ink)
+                    muted = self._muted[rgba] = QColor(ink)
                     muted.setAlpha(185)
                 painter.setPen(muted)
-            below = QRect(rect.left(), rect.top() + value_h, rect.width(), rect.height())
-            painter.drawText(below, _TOP_RIGHT, delta)
+            painter.drawText(QRect(left, top + value_h, width, height), _TOP_RIGHT, delta)
         painter.restore()
 
 
