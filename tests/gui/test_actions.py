@@ -92,3 +92,30 @@ def test_an_add_on_row_lands_in_its_section(window):
     assert seen == [1]
     # The submenus kept their actions through the re-layout.
     assert len(window.files.examples_menu.actions()) >= 4
+
+
+def test_adding_a_row_reads_no_other_rows_keys(window, monkeypatch):
+    """The keys bound so far are kept as rows are added (start-up adds ~33): a new row reads
+    its own action's keys once, not every action's again; a clash is still refused, and the
+    table's keys are what the actions hold."""
+    read = []
+    shortcuts = QAction.shortcuts
+
+    def counting(action):
+        read.append(action.objectName())
+        return shortcuts(action)
+
+    monkeypatch.setattr(QAction, "shortcuts", counting)
+    for i in range(5):
+        window.add_action(
+            ActionSpec(f"row{i}", f"Row {i}", lambda: None, (f"Ctrl+Alt+{i}",), menu="file",
+                       section="save")
+        )  # fmt: skip
+    assert read == [f"row{i}" for i in range(5)]
+    with pytest.raises(ValueError, match="already triggers 'row3'"):
+        window.add_action(ActionSpec("x", "X", lambda: None, ("Ctrl+Alt+3",), menu="file",
+                                     section="save"))  # fmt: skip
+    monkeypatch.undo()
+    keys = window.action_table.bound_keys()
+    assert keys == window.action_table._keys
+    assert keys[QKeySequence("Ctrl+Alt+3").toString()] == "row3"
