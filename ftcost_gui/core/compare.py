@@ -21,7 +21,7 @@ from .memory_step import Fit
 from .plan import Plan, RowPlan
 from .remembered import GpuFits, plan_key
 from .results import EstimateResult, MemoryBreakdown, build, copied
-from .row_plans import RowPlanner, finish_prices, row_plan_at
+from .row_plans import Finisher, RowPlanner, finisher, row_plan_at
 from .units import SECONDS_PER_HOUR, TERA
 
 _GPU_FIELDS = frozenset(GpuSpec.model_fields)
@@ -129,12 +129,14 @@ def comparison_row(
     )  # fmt: skip
 
 
-def offer_row(p: Plan | RowPlan, o: Offer) -> GpuComparison:
+def offer_row(p: Plan | RowPlan, o: Offer, finish: Finisher | None = None) -> GpuComparison:
     """``comparison_row(finish(p on o's GPU), o)`` from a plan (or row plan) of any offer with
     ``o``'s facts: the same figures, priced at the offer's prices by ``finish_prices`` (no result
-    models)."""
+    models). ``finish``: ``finisher(p)``, when the caller keeps one for the plan's offers."""
     spec = o.spec
-    f = finish_prices(p, spec.on_demand_usd_per_hour, spec.spot_usd_per_hour)
+    if finish is None:
+        finish = finisher(p)
+    f = finish(spec.on_demand_usd_per_hour, spec.spot_usd_per_hour)
     rt = f.run
     return _row(
         o, False, p.memory, p.time.num_gpus, rt.achieved_flops_per_s,
@@ -266,6 +268,8 @@ class GpuComparer:
         # hashing 5,000 pydantic specs per look would cost more than the lookups save.
         self._rows: dict[int, tuple[Offer, GpuComparison]] = {}
         self._plans: dict[tuple[Any, ...], RowPlan] = {}
+        # ``finisher`` of a plan that a second offer reads (a GPU from several providers).
+        self._finishers: dict[tuple[Any, ...], Finisher] = {}
         # Row plans of former inputs that read what the current ones do (MFU, price edits).
         self._earlier: dict[tuple[Any, ...], RowPlan] = {}
         self._fits = GpuFits()  # the memory fits of the plan key's job
@@ -298,6 +302,7 @@ class GpuComparer:
             if self._plans:
                 self._trash.append(self._plans)
                 self._plans = {}
+                self._finishers = {}
         self._inputs = inputs
 
     def _release(self, items: int = _RELEASE) -> None:
@@ -327,7 +332,7 @@ class GpuComparer:
         self._use(inputs)
         self._release()
         spent = 0
-        plans, earlier, rows = self._plans, self._earlier, self._rows
+        plans, earlier, rows, finishers = self._plans, self._earlier, self._rows, self._finishers
         for i, o in enumerate(offers):
             if units is not None and spent >= units:
                 return i
@@ -336,7 +341,12 @@ class GpuComparer:
                 continue
             facts = o.facts
             p = plans.get(facts)
-            if p is None:
+            finish = None
+            if p is not None:  # another offer of this GPU: the plan's finisher, made once
+                finish = finishers.get(facts)
+                if finish is None:
+                    finish = finishers[facts] = finisher(p)
+            else:
                 known = earlier.get(facts) if earlier else None
                 if known is not None:
                     p = row_plan_at(known, inputs_on_gpu(inputs, o.spec))
@@ -349,7 +359,7 @@ class GpuComparer:
                     self.plans += 1
                     spent += PLAN_UNITS
                 plans[facts] = p
-            rows[id(o)] = (o, offer_row(p, o))
+            rows[id(o)] = (o, offer_row(p, o, finish))
             self.finishes += 1
             spent += 1
         return len(offers)

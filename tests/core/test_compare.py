@@ -212,26 +212,39 @@ def _direct(inputs, o):
     return comparison_row(estimate(inputs_with_gpu(inputs, o.spec)), o)
 
 
-def test_offers_at_other_prices_share_a_plan_and_give_the_same_rows():
+def _other_prices(offers):
+    """Three more offers of each GPU: other prices (one without a spot price, one a spot row),
+    another provider's id: each shares the GPU's plan."""
     from dataclasses import replace
 
-    from ftcost_gui.core.compare import GpuComparer
-
-    inputs = EstimateInputs()
-    base = _offers()
     variants = []
-    for o in base[:6]:
-        for od, spot in ((1.0, None), (9.5, 4.25)):
+    for o in offers:
+        for od, spot, tier in ((1.0, None, "on_demand"), (9.5, 4.25, "spot")):
             spec = o.spec.model_copy(
                 update={"on_demand_usd_per_hour": od, "spot_usd_per_hour": spot}
             )
-            variants.append(replace(o, spec=spec, provider="P", region="r"))
+            variants.append(replace(o, spec=spec, provider="P", region="r", pricing_tier=tier))
         # Another id (another provider's row of the same GPU) shares the plan too.
         spec = o.spec.model_copy(update={"id": f"{o.spec.id}-lab", "on_demand_usd_per_hour": 2.0})
         variants.append(replace(o, spec=spec, provider="Lab"))
+    return variants
+
+
+def test_offers_at_other_prices_share_a_plan_and_give_the_same_rows(monkeypatch):
+    from ftcost_gui.core import row_plans
+    from ftcost_gui.core.compare import GpuComparer
+
+    bound, runner = [], row_plans.runner
+    monkeypatch.setattr(row_plans, "runner", lambda t: (bound.append(t), runner(t))[1])
+    inputs = EstimateInputs()
+    base = _offers()
+    variants = _other_prices(base[:6])
     c = GpuComparer()
     rows = c.rows(inputs, base + variants)
     assert (c.plans, c.finishes) == (len(base), len(base) + len(variants))
+    # A plan's run time is bound once for its first offer and once for all the others (a
+    # finisher per plan that a second offer reads): not once per offer.
+    assert len(bound) == len(base) + 6
     for o, r in zip(base + variants, rows, strict=True):
         want = _direct(inputs, o)
         if id_key(o.spec.id) == id_key(inputs.hardware.gpu.id):
@@ -259,7 +272,7 @@ def test_the_comparers_row_path_gives_the_whole_estimates_rows(edits):
     for section, values in edits.items():
         d[section].update(values)
     inputs = EstimateInputs.model_validate(d)
-    offers = _offers()
+    offers = _offers() + _other_prices(_offers()[:6])  # plans shared: one finisher per plan
     rows = GpuComparer().rows(inputs, offers)
     assert any(r.warnings for r in rows)
     for o, r in zip(offers, rows, strict=True):
