@@ -141,6 +141,37 @@ def test_ranking_by_wall_clock():
     assert singles[0].gpu_id in {"gb200", "b200", "b300"}
 
 
+def test_rankings_sort_by_fit_then_their_keys_with_ties_in_catalog_order():
+    """The rankings equal a stable sort on (not fits, cost, wall-clock) — resp. (not fits,
+    wall-clock, cost) — written out here; ``ranking`` gives the ranking and the same cheapest
+    and fastest rows (the objects) as ``cheapest_fitting``/``fastest_fitting``, ties included:
+    the first of the equals in the catalog's order."""
+    from ftcost_gui.core.compare import ranking
+
+    base = compare_gpus(job(), builtin_catalog().gpus)[:6]
+    rows = []
+    for i, (fits, run, wall) in enumerate(
+        [(True, 5.0, 9.0), (False, 1.0, 1.0), (True, 5.0, 9.0), (True, 5.0, 8.0),
+         (True, 2.0, 9.0), (False, 1.0, 0.5), (True, 2.0, 9.0), (False, 3.0, 1.0)]
+    ):  # fmt: skip
+        r = base[i % len(base)]
+        rows.append(r.model_copy(update={"fits": fits, "run_usd": run, "wall_clock_s": wall}))
+    by_cost = sorted(rows, key=lambda r: (not r.fits, r.run_usd, r.wall_clock_s))
+    by_time = sorted(rows, key=lambda r: (not r.fits, r.wall_clock_s, r.run_usd))
+    assert [rows.index(r) for r in by_cost] == [4, 6, 3, 0, 2, 5, 1, 7]
+    assert [rows.index(r) for r in by_time] == [3, 4, 6, 0, 2, 5, 1, 7]
+    assert all(a is b for a, b in zip(rank_by_cost(rows), by_cost, strict=True))
+    assert all(a is b for a, b in zip(rank_by_wall_clock(rows), by_time, strict=True))
+    assert cheapest_fitting(rows) is rows[4] and fastest_fitting(rows) is rows[3]
+    for by, ranked in (("cost", by_cost), ("wall_clock", by_time)):
+        got, cheapest, fastest = ranking(rows, by)
+        assert all(a is b for a, b in zip(got, ranked, strict=True))
+        assert cheapest is rows[4] and fastest is rows[3]
+    no_fit = [r.model_copy(update={"fits": False}) for r in rows]
+    assert ranking(no_fit, "cost")[1:] == (None, None) == ranking(no_fit, "wall_clock")[1:]
+    assert ranking([], "cost") == ([], None, None)
+
+
 def test_memory_outranks_the_efficiency_ratio():
     """The best $/FLOP GPU that does not fit never ranks above one that fits (article 001)."""
     inputs = job("llama-2-70b", "full_amp_adamw", auto_gpu_count=False, num_gpus=1)

@@ -27,13 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.catalog import BUILTIN_ORIGIN, TIER_LABELS
-from ...core.compare import (
-    GpuComparison,
-    cheapest_fitting,
-    fastest_fitting,
-    rank_by_cost,
-    rank_by_wall_clock,
-)
+from ...core.compare import GpuComparison, ranking
 from ...core.units import SECONDS_PER_HOUR, fmt_hours, fmt_usd
 from ..muted_label import MutedLabel
 from ..widgets import RowTable
@@ -254,10 +248,9 @@ class GpuCompareView(QWidget):
 
     def _fill(self, *_args: object) -> None:
         rows = self.shown()
-        ranked = rank_by_wall_clock(rows) if self.ranked_by == "wall_clock" else rank_by_cost(rows)
+        ranked, cheapest, fastest = ranking(rows, self.ranked_by)
         cur = self.table.currentIndex().row()
         current_id = self.rows[cur].gpu_id if 0 <= cur < len(self.rows) else None
-        cheapest, fastest = cheapest_fitting(rows), fastest_fitting(rows)
         t = self.table
         t.setUpdatesEnabled(False)
         self.model.set_rows(ranked, cheapest, fastest)
