@@ -269,6 +269,8 @@ def test_a_large_catalogs_first_show_tells_the_tab_widget_of_two_layouts(window,
     finally:
         tabs.removeEventFilter(counter)
     assert ui.which_gpu.comparer.plans >= 100 and len(view.rows) == 136  # sliced, all compared
+    # The chart has no right-click menu: its view's menu is never built.
+    assert not view.chart.getViewBox().menuEnabled() and not view.chart.getViewBox().menu_built
     assert len(told) <= 2
     page = ui.which_gpu.page
     assert view.geometry() == page.rect()  # the view fills the page, as a layout made it

@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QWidget
 
+from ...charts.menu_view_box import MenuViewBox
 from ...charts.theme import theme_for
 from ...core.compare import GpuComparison
 from ...core.units import fmt_usd
@@ -53,7 +54,10 @@ class CostBarChart(pg.PlotWidget):
 
     def __init__(self, parent: QWidget | None = None, legend: QLabel | None = None):
         self.name_axis = _NameAxis()
-        super().__init__(parent, axisItems={"left": self.name_axis})
+        # No right-click menu (setMenuEnabled below): its view's menu is never built (~6 ms of
+        # the tab's first show; charts/menu_view_box.py).
+        view = MenuViewBox(enableMenu=False)
+        super().__init__(parent, axisItems={"left": self.name_axis}, viewBox=view)
         self.setObjectName("gpu_cost_chart")
         self.setAccessibleName("Cost per run for each GPU")
         pi = self.getPlotItem()
