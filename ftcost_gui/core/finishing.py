@@ -168,6 +168,8 @@ def _finisher(
     spot_known: list[Any] = [None, 0.0, 0.0]  # spot section, λ, spot factor
     project_known: list[Any] = [None]  # project section, its figures
     hardware_known: list[Any] = [None]  # hardware section, its prices
+    checkpoint_known: list[Any] = [None, None, None]  # writes, its summary, storage bytes
+    run_known: list[Any] = [None]  # (MFU, its source, its band), what no price changes
     total_flops = t.total_flops
     no_warnings = not plan_warnings and near_limit is None
 
@@ -263,17 +265,20 @@ def _finisher(
         runs, storage_bytes, storage_usd, engineering_usd, fixed_usd, billing = (
             project_figures(sections["project"])
         )  # fmt: skip
-        ckpt = made(
-            CheckpointSummary,
-            {
-                "params": ck_params,
-                "resumable_bytes": ck_bytes,
-                "bytes_per_param": ck_bytes_per_param,
-                "write_s": write_s,
-                "writes_per_run": writes,
-                "storage_bytes": storage_bytes,
-            },
-        )
+        ckpt = checkpoint_known[1]
+        if writes != checkpoint_known[0] or storage_bytes is not checkpoint_known[2]:
+            ckpt = made(
+                CheckpointSummary,
+                {
+                    "params": ck_params,
+                    "resumable_bytes": ck_bytes,
+                    "bytes_per_param": ck_bytes_per_param,
+                    "write_s": write_s,
+                    "writes_per_run": writes,
+                    "storage_bytes": storage_bytes,
+                },
+            )
+            checkpoint_known[:] = writes, ckpt, storage_bytes
         run_usd = (
             od_usd if billing != "spot" else billed_run_usd(inputs, od_usd, spot_usd, warnings)
         )
@@ -304,25 +309,6 @@ def _finisher(
         layout["price_source"] = source
         if near_limit is not None:
             warnings.append(near_limit)
-        # The time breakdown: time_cost.time_breakdown_fixed's values and the run's.
-        pure_wall_s = total_flops / (peak * mfu) / n
-        time = time_fixed.copy()
-        time["achieved_flops_per_s"] = achieved
-        time["effective_mfu"] = achieved / peak
-        time["mfu"] = mfu
-        time["mfu_source"] = mfu_source
-        time["stack_efficiency"] = mfu / default.achievable
-        time["comm_overhead"] = comm_exposed_s / busy_wall_s
-        time["comm_exposed_s"] = comm_exposed_s
-        time["slowdown"] = train_wall_s / pure_wall_s
-        time["tokens_per_s_per_gpu"] = achieved / per_token_flops
-        time["compute_gpu_hours"] = compute_gpu_s / SECONDS_PER_HOUR
-        time["train_wall_s"] = train_wall_s
-        time["checkpoint_writes_s"] = writes_s
-        time["eval_s"] = eval_s
-        time["rl_generation_s"] = rl_s
-        time["held_wall_s"] = held_wall_s
-        time["held_gpu_hours"] = held_gpu_h
         # The ranges (core/ranges.py says what each end assumes).
         mfu_hi = top if top > mfu else mfu  # max(mfu, top), written out
         # the bill's ends of the MFU band where they are these (the same run_time arguments
@@ -342,7 +328,45 @@ def _finisher(
             _, _, slow_comm_s, slow_gpu_s, _, _, _, _, _, slow_wall_s, slow_gpu_h, slow_usd = slow
             if od_hi != od:
                 slow_usd = slow_gpu_h * od_hi
-        hours = SECONDS_PER_HOUR
+        # What no price changes (the time breakdown, napkin rules, alignment and the bands of
+        # MFU, GPU-hours and wall-clock) is made again only when the MFU or its band changes:
+        # a price edit runs the same runs at another price (run_time's last product).
+        run_key = (mfu, mfu_source, band)
+        if run_key == run_known[0]:
+            time_m, simple_m, alignment_m, mfu_band, gpu_s_band, wall_band, gpu_h_band = (
+                run_known[1]
+            )  # fmt: skip
+        else:
+            hours = SECONDS_PER_HOUR
+            # The time breakdown: time_cost.time_breakdown_fixed's values and the run's.
+            pure_wall_s = total_flops / (peak * mfu) / n
+            time = time_fixed.copy()
+            time["achieved_flops_per_s"] = achieved
+            time["effective_mfu"] = achieved / peak
+            time["mfu"] = mfu
+            time["mfu_source"] = mfu_source
+            time["stack_efficiency"] = mfu / default.achievable
+            time["comm_overhead"] = comm_exposed_s / busy_wall_s
+            time["comm_exposed_s"] = comm_exposed_s
+            time["slowdown"] = train_wall_s / pure_wall_s
+            time["tokens_per_s_per_gpu"] = achieved / per_token_flops
+            time["compute_gpu_hours"] = compute_gpu_s / SECONDS_PER_HOUR
+            time["train_wall_s"] = train_wall_s
+            time["checkpoint_writes_s"] = writes_s
+            time["eval_s"] = eval_s
+            time["rl_generation_s"] = rl_s
+            time["held_wall_s"] = held_wall_s
+            time["held_gpu_hours"] = held_gpu_h
+            time_m = made(TimeBreakdown, time)
+            simple_m = simple_rules(simple_fixed, peak, mfu)
+            alignment_m = alignment_summary(p, rt, align_fixed, choice)
+            mfu_band = _band(mfu_lo, mfu, mfu_hi)
+            gpu_s_band = _band(fast_gpu_s / hours, compute_gpu_s / hours, slow_gpu_s / hours)
+            wall_band = _band(fast_wall_s, held_wall_s, slow_wall_s)
+            gpu_h_band = _band(fast_gpu_h, held_gpu_h, slow_gpu_h)
+            run_known[:] = run_key, (
+                time_m, simple_m, alignment_m, mfu_band, gpu_s_band, wall_band, gpu_h_band
+            )  # fmt: skip
         spot = None
         lo_run, hi_run = fast_usd, slow_usd
         if spot_price is not None:
@@ -359,17 +383,15 @@ def _finisher(
                 "memory_row_tokens": longest_row,
                 "memory_efficiency_high": worst,
                 "memory_high_fits": high_fits,
-                "mfu": _band(mfu_lo, mfu, mfu_hi),
+                "mfu": mfu_band,
                 "mfu_band": band,
                 "comm_band": comm_band,
                 "comm_exposed_s": comm_exposed_s,
                 "comm_exposed_high_s": slow_comm_s,
                 "price_usd_per_hour": price_band,
-                "compute_gpu_hours": _band(
-                    fast_gpu_s / hours, compute_gpu_s / hours, slow_gpu_s / hours
-                ),
-                "held_wall_s": _band(fast_wall_s, held_wall_s, slow_wall_s),
-                "held_gpu_hours": _band(fast_gpu_h, held_gpu_h, slow_gpu_h),
+                "compute_gpu_hours": gpu_s_band,
+                "held_wall_s": wall_band,
+                "held_gpu_hours": gpu_h_band,
                 "on_demand_usd": _band(fast_usd, od_usd, slow_usd),
                 "spot_usd": spot,
                 "project_usd": _band(
@@ -385,7 +407,7 @@ def _finisher(
                 "flops": flops,
                 "memory": mem,
                 "layout": made(LayoutSummary, layout),
-                "time": made(TimeBreakdown, time),
+                "time": time_m,
                 "cost": cost,
                 "checkpoint": ckpt,
                 "project": project,
@@ -399,8 +421,8 @@ def _finisher(
                     if e["measured_tokens_per_s"]
                     else None
                 ),
-                "simple": simple_rules(simple_fixed, peak, mfu),
-                "alignment": alignment_summary(p, rt, align_fixed, choice),
+                "simple": simple_m,
+                "alignment": alignment_m,
                 "ranges": ranges,
                 "warnings": tuple(warnings),
             },

@@ -127,3 +127,33 @@ def test_the_finishs_templates_hold_every_field_in_order():
     assert list(f.simple) == list(type(r.simple).model_fields)
     assert list(f.alignment) == list(type(r.alignment).model_fields)
     assert checks.simple_rules(f.simple, p.time.peak, p.time.mfu.mfu) == r.simple
+
+
+@pytest.mark.parametrize("inputs", _CASES, ids=["sft", "dpo", "grpo", "qlora", "table", "no-fit"])
+def test_a_price_edit_makes_nothing_a_price_does_not_change(monkeypatch, inputs):
+    """A price edit runs the same runs at another price: the time breakdown, napkin rules,
+    alignment and checkpoint summary are the ones of the estimate before (the same objects),
+    the bill and ranges new; an MFU edit makes them again. Figures as a cold estimate's."""
+    made_again = {
+        "simple": _counted(monkeypatch, finishing, "simple_rules"),
+        "alignment": _counted(monkeypatch, finishing, "alignment_summary"),
+    }
+    remembered.clear()
+    before = estimate_mod.estimate(inputs)
+    g = inputs.hardware.gpu.model_dump()
+    g["on_demand_usd_per_hour"] = g["on_demand_usd_per_hour"] * 1.5 + 0.25
+    priced = inputs.edited("hardware", gpu=g)
+    counts = {k: v["n"] for k, v in made_again.items()}
+    warm = estimate_mod.estimate(priced)
+    assert {k: v["n"] for k, v in made_again.items()} == counts
+    for name in ("time", "simple", "alignment", "checkpoint"):
+        assert getattr(warm, name) is getattr(before, name), name
+    assert warm.cost != before.cost and warm.ranges.on_demand_usd != before.ranges.on_demand_usd
+    assert warm.ranges.held_wall_s is before.ranges.held_wall_s
+    remembered.clear()
+    assert repr(estimate_mod.estimate(priced)) == repr(warm)
+    mfu = inputs.efficiency.mfu or 0.4
+    counts = {k: v["n"] for k, v in made_again.items()}
+    edited = estimate_mod.estimate(priced.edited("efficiency", mfu=mfu * 0.9))
+    assert {k: v["n"] for k, v in made_again.items()} == {k: n + 1 for k, n in counts.items()}
+    assert edited.time is not warm.time
