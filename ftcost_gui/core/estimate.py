@@ -54,7 +54,10 @@ _JOB_MEMO: list[tuple[tuple[object, ...], Job]] = new_memo()
 def _job(inputs: EstimateInputs) -> Job:
     """The job's GPU-free part, remembered for the last few model, data, training and objective
     sections (nothing of it reads the hardware, efficiency, overheads, spot or project)."""
-    m, d, tr, ob = key = (inputs.model, inputs.data, inputs.training, inputs.objective)
+    sections = inputs.__dict__  # the fields, read at once
+    m, d, tr, ob = key = (
+        sections["model"], sections["data"], sections["training"], sections["objective"]
+    )  # fmt: skip
     for (km, kd, ktr, kob), job in _JOB_MEMO:
         if same(km, m) and same(kd, d) and same(ktr, tr) and same(kob, ob):
             return job
@@ -384,12 +387,12 @@ def estimate(inputs: EstimateInputs) -> EstimateResult:
     p = _remembered_plan(inputs, _job(inputs))
     if p.inputs is inputs:
         return finish(p)
-    eff, alt = inputs.efficiency, p.alternative
-    choice = choose_mfu(eff.mfu, eff.stack_efficiency, p.time.mfu.default)
+    eff, alt = inputs.__dict__["efficiency"].__dict__, p.alternative
+    mfu, stack = eff["mfu"], eff["stack_efficiency"]
+    choice = choose_mfu(mfu, stack, p.time.mfu.default)
     if alt is None:
         return finish_at(p, inputs, choice, None)
-    alt_choice = choose_mfu(eff.mfu, eff.stack_efficiency, alt.time.mfu.default)
-    return finish_at(p, inputs, choice, alt_choice)
+    return finish_at(p, inputs, choice, choose_mfu(mfu, stack, alt.time.mfu.default))
 
 
 def sweep_mfu(inputs: EstimateInputs, mfus: list[float]) -> list[SweepPoint]:

@@ -247,10 +247,11 @@ _PLAN_GPU = _getter([n for n in GpuSpec.model_fields if n not in PRICE_FIELDS])
 def plan_key(inputs: EstimateInputs) -> tuple[object, ...]:
     """What ``estimate.plan`` reads of ``inputs`` beyond its job (compared by value): the values
     of the efficiency, hardware and GPU fields it reads (tuples, in field order), the overheads."""
-    hw = inputs.hardware
+    sections = inputs.__dict__  # the fields, read at once
+    hw = sections["hardware"].__dict__
     return (
-        _PLAN_EFFICIENCY(inputs.efficiency.__dict__), _PLAN_HARDWARE(hw.__dict__),
-        _PLAN_GPU(hw.gpu.__dict__), inputs.overheads,
+        _PLAN_EFFICIENCY(sections["efficiency"].__dict__), _PLAN_HARDWARE(hw),
+        _PLAN_GPU(hw["gpu"].__dict__), sections["overheads"],
     )  # fmt: skip
 
 

@@ -140,9 +140,11 @@ def test_a_price_edit_makes_nothing_a_price_does_not_change(monkeypatch, inputs)
     }
     remembered.clear()
     before = estimate_mod.estimate(inputs)
-    g = inputs.hardware.gpu.model_dump()
-    g["on_demand_usd_per_hour"] = g["on_demand_usd_per_hour"] * 1.5 + 0.25
-    priced = inputs.edited("hardware", gpu=g)
+    hw, gpu = inputs.hardware, inputs.hardware.gpu
+    price = gpu.on_demand_usd_per_hour * 1.5 + 0.25
+    gpu = gpu.model_copy(update={"on_demand_usd_per_hour": price})
+    # the other sections the same objects, as the window's store and validation keep them
+    priced = inputs.model_copy(update={"hardware": hw.model_copy(update={"gpu": gpu})})
     counts = {k: v["n"] for k, v in made_again.items()}
     warm = estimate_mod.estimate(priced)
     assert {k: v["n"] for k, v in made_again.items()} == counts
