@@ -9,6 +9,11 @@ median of ``--repeats`` runs, with and without the recommendation (``--no-plan``
 ``--version`` in a fresh process: what starting Python and the package costs. Bytecode is
 compiled first and written by the runs (as an installed package has it), and a first run of each
 size is discarded, so no run recompiles or reads cold files.
+
+From 40 scenarios the report draws its cost plot in a forked child (report/forked.py) where a
+CPU is free: on Linux, with the 1-minute load average below the CPUs this process may use. Each
+row prints that load ("load L/CPUS", read as its runs start): at or above, the runs drew in one
+process. CPU is the children's user + system time, the forked child's included.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
+_CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 _ENV = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
 _ENV.pop("PYTHONDONTWRITEBYTECODE", None)  # a run that cannot write bytecode recompiles each time
 
@@ -79,6 +85,7 @@ def main() -> None:
             out = str(Path(tmp) / f"s{n}.html")
             _run(["report", str(path), "--html", out])  # warm-up: files cached, bytecode written
             for label, extra in (("", []), (", --no-plan", ["--no-plan"])):
+                load = os.getloadavg()[0]
                 runs = [
                     _run(["report", str(path), "--html", out, *extra]) for _ in range(args.repeats)
                 ]
@@ -87,6 +94,7 @@ def main() -> None:
                 print(
                     f"{f'{n:,} scenarios{label}':<36}{w:7.2f} s wall "
                     f"{statistics.median(cpu):6.2f} s CPU   {w / n * 1e3:6.1f} ms a scenario"
+                    f"   load {load:.2f}/{_CPUS}"
                     f"{'   (target ≤ 2 s)' if n == 200 and not extra else ''}"
                 )
 
