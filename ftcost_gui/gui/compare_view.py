@@ -140,9 +140,9 @@ class TwoLineDelegate(QStyledItemDelegate):
         x, y, w, h = option.rect.getRect()
         left, top, width, height = x + PAD, y + PAD // 2, w - 2 * PAD, h - 2 * (PAD // 2)
         painter.save()
-        painter.setFont(model.bold if best else font)
-        painter.setPen(model.bad_brush.color() if bad and not selected else ink)
         if not delta:
+            painter.setFont(model.bold if best else font)
+            painter.setPen(model.bad_brush.color() if bad and not selected else ink)
             painter.drawText(QRect(left, top, width, height), RIGHT, value)
         else:
             # Only the delta line is repainted when only it changed (ComparisonTableView): the
@@ -154,6 +154,8 @@ class TwoLineDelegate(QStyledItemDelegate):
                 or region is None
                 or region.intersects(QRect(x, y, w, view.value_ink_bottom(value, best)))
             ):
+                painter.setFont(model.bold if best else font)
+                painter.setPen(model.bad_brush.color() if bad and not selected else ink)
                 painter.drawText(QRect(left, top, width, value_h), _TOP_RIGHT, value)
             painter.setFont(delta_font)
             if selected:
@@ -244,10 +246,14 @@ class ComparisonTableView(QTableView):
         grid = 1 if self.showGrid() else 0
         rects: list[QRect] = []
         run: list[int] = []  # [row, first, left, right] of the rectangle being widened
+        columns: dict[int, tuple[int, int]] = {}  # (left, right) of each column met
         for row, col in sorted(model.delta_only):
             first = self.delta_part_top(row, col)
-            left = self.columnViewportPosition(col)
-            right = left + self.columnWidth(col) - grid
+            span = columns.get(col)
+            if span is None:
+                left = self.columnViewportPosition(col)
+                span = columns[col] = (left, left + self.columnWidth(col) - grid)
+            left, right = span
             if run and run[0] == row and run[1] == first and run[3] + grid == left:
                 run[3] = right
                 continue
