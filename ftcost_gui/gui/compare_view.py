@@ -302,6 +302,11 @@ class _Ink:
         return PAD // 2 + (self.bold_h if best else self.plain_h) + self._top
 
 
+class _MutedWrappedLabel(MutedLabel, WrappedLabel):
+    """The legend above the table: muted, and its height for a width worked out once (its text
+    stays; the layouts ask it ~9 times an edit, QLabel laid the text out each time)."""
+
+
 def row_heights(font: QFont, metrics: int, deltas: bool) -> list[int]:
     """The table's row heights as ``TwoLineDelegate`` draws them: 'fits' on one line; each
     metric's value, bold where best, over its delta when there are several scenarios."""
@@ -335,12 +340,11 @@ class ComparisonView(QWidget):
         label.setBuddy(self.baseline_combo)
         top.addWidget(label)
         top.addWidget(self.baseline_combo)
-        self.legend = MutedLabel(
+        self.legend = _MutedWrappedLabel(
             f"{BEST_MARK} bold, shaded: best of the row among the scenarios that fit · second "
             "line: percent / amount vs the baseline",
             self,
         )
-        self.legend.setWordWrap(True)
         top.addWidget(self.legend, 1)
         lay.addLayout(top)
         self.model = ComparisonModel(self)

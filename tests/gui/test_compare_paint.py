@@ -181,3 +181,19 @@ def test_the_table_after_edits_is_the_table_painted_afresh(window, palette):
             assert shown == fresh, (palette, step, factor)
     finally:
         app.setPalette(old)
+
+
+def test_an_edit_does_not_lay_the_compare_legend_out_again(window):
+    """The legend above the table keeps its text: the layouts' questions about its height
+    (~9 an edit) are answered from the heights worked out once per width (QLabel laid the text
+    out for each: ~27 in these three edits)."""
+    store = window.store
+    store.set_document(_scenarios(store.inputs, 40))
+    window.results.show_tab(window.results.compare)
+    QApplication.processEvents()
+    legend = window.results.compare.legend
+    _edit(store, 1.2)
+    before = legend.layouts
+    for factor in (1.0001, 1.3, 0.9):
+        _edit(store, factor)
+    assert legend.layouts - before <= 1  # (a width not asked before: a larger edit's layout)
