@@ -197,29 +197,43 @@ def finisher(p: Plan | RowPlan) -> Finisher:
 
 class _Finisher:
     """``finisher(p)``: what no price changes — the run time's MFU-free operands
-    (``time_cost.runner``), the spot factor, the near-limit warning and the checks' — worked out
-    once, the same functions in the same order for the same figures. One object (slots, no
-    closure cells: a 5,000-GPU catalog of distinct GPUs makes one per row)."""
+    (``time_cost.runner``), the near-limit warning and the checks', the spot factor when a price
+    first asks for it — worked out once, the same functions in the same order for the same
+    figures. One object (slots, no closure cells: a catalog of 5,000 distinct GPUs makes one
+    per row)."""
 
-    __slots__ = ("_after", "_factor", "_head", "_inputs", "_mfu", "_plain", "_run", "_shape")
+    __slots__ = (
+        "_after",
+        "_factor",
+        "_head",
+        "_inputs",
+        "_mfu",
+        "_nodes",
+        "_plain",
+        "_run",
+        "_shape",
+    )
 
     def __init__(self, p: Plan | RowPlan) -> None:
         inputs, t = p.inputs, p.time
-        self._inputs, self._run, self._mfu = inputs, runner(t), t.mfu.mfu
+        self._inputs, self._nodes, self._run, self._mfu = inputs, p.nodes, runner(t), t.mfu.mfu
         self._shape = generation_shape(t)
-        self._factor = spot_factor(inputs, p.nodes)
+        self._factor: float | None = None
         # The warnings after the billing's (the only one a price changes), in finish's order.
         after: list[str] = []
         _near_limit_warning(p, after)
         step_check(inputs, p.tokens, p.flops, t.num_gpus, t.peak, after)
         measured_mfu(inputs, p.flops, t.peak, after)
-        self._head, self._after, self._plain = p.warnings, tuple(after), (*p.warnings, *after)
+        self._head, self._after, self._plain = p.warnings, after, (*p.warnings, *after)
 
     def __call__(self, od: float, spot: float | None) -> RowFigures:
         rt = self._run(self._mfu, od, self._shape)
         spot_usd = None
         if spot is not None:  # as price_run: held GPU-hours × F × spot price
-            spot_usd = rt.held_gpu_hours * self._factor * spot
+            factor = self._factor
+            if factor is None:
+                factor = self._factor = spot_factor(self._inputs, self._nodes)
+            spot_usd = rt.held_gpu_hours * factor * spot
         billed: list[str] = []
         billed_run_usd(self._inputs, rt.on_demand_usd, spot_usd, billed)
         if not billed:

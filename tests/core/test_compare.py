@@ -267,6 +267,10 @@ def test_offers_at_other_prices_share_a_plan_and_give_the_same_rows(monkeypatch)
 
     bound, runner = [], row_plans.runner
     monkeypatch.setattr(row_plans, "runner", lambda t: (bound.append(t), runner(t))[1])
+    factors, spot_factor = [], row_plans.spot_factor
+    monkeypatch.setattr(
+        row_plans, "spot_factor", lambda i, n: (factors.append(n), spot_factor(i, n))[1]
+    )
     inputs = EstimateInputs()
     base = _offers()
     variants = _other_prices(base[:6])
@@ -276,6 +280,9 @@ def test_offers_at_other_prices_share_a_plan_and_give_the_same_rows(monkeypatch)
     # A plan's run time is bound once for its first offer and once for all the others (a
     # finisher per plan that a second offer reads): not once per offer.
     assert len(bound) == len(base) + 6
+    # The spot factor: once per finisher asked for a spot price (none for a GPU without one).
+    spot_priced = sum(o.spec.spot_usd_per_hour is not None for o in base)
+    assert 0 < spot_priced < len(base) and len(factors) == spot_priced + 6
     for o, r in zip(base + variants, rows, strict=True):
         want = _direct(inputs, o)
         if id_key(o.spec.id) == id_key(inputs.hardware.gpu.id):
