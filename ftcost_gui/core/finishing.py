@@ -45,9 +45,11 @@ from .time_cost import (
 )
 from .units import GB, SECONDS_PER_HOUR, fmt_gib
 
-# finish(inputs, choice, alt_choice): a plan's estimate for ``inputs`` at these MFU choices of
-# its layout and alternative (``Fixed.finish``).
-Finish = Callable[[EstimateInputs, MfuChoice, "MfuChoice | None"], EstimateResult]
+# finish(plan, inputs, choice, alt_choice): the plan's estimate for ``inputs`` at these MFU
+# choices of its layout and alternative (``Fixed.finish``). The plan is given, not bound: the
+# plan holds its Fixed (Plan.memo), which would hold the plan in a cycle that only the garbage
+# collector frees (plans dropped from the plan memo would pile up until it runs).
+Finish = Callable[[Plan, EstimateInputs, MfuChoice, "MfuChoice | None"], EstimateResult]
 
 
 class Fixed(NamedTuple):
@@ -132,7 +134,7 @@ def _layout_fixed(p: Plan) -> dict[str, object]:
 def finish(p: Plan) -> EstimateResult:
     """The estimate at the MFU the plan chose and the inputs' prices."""
     alt = p.alternative
-    return fixed(p).finish(p.inputs, p.time.mfu, None if alt is None else alt.time.mfu)
+    return fixed(p).finish(p, p.inputs, p.time.mfu, None if alt is None else alt.time.mfu)
 
 
 def finish_at(
@@ -141,7 +143,7 @@ def finish_at(
     """``finish`` of the plan ``p`` would be for ``inputs`` (equal to its inputs in everything a
     plan reads, ``remembered.plan_key``) at these MFU choices of its layout and alternative:
     what ``estimate`` finishes an MFU or price edit with, from the remembered plan."""
-    return fixed(p).finish(inputs, choice, alt_choice)
+    return fixed(p).finish(p, inputs, choice, alt_choice)
 
 
 def _finisher(
@@ -204,7 +206,7 @@ def _finisher(
         return hardware_known[1]
 
     def finish(
-        inputs: EstimateInputs, choice: MfuChoice, alt_choice: MfuChoice | None
+        plan: Plan, inputs: EstimateInputs, choice: MfuChoice, alt_choice: MfuChoice | None
     ) -> EstimateResult:
         warnings = [] if no_warnings else list(plan_warnings)
         sections = inputs.__dict__
@@ -359,7 +361,7 @@ def _finisher(
             time["held_gpu_hours"] = held_gpu_h
             time_m = made(TimeBreakdown, time)
             simple_m = simple_rules(simple_fixed, peak, mfu)
-            alignment_m = alignment_summary(p, rt, align_fixed, choice)
+            alignment_m = alignment_summary(plan, rt, align_fixed, choice)
             mfu_band = _band(mfu_lo, mfu, mfu_hi)
             gpu_s_band = _band(fast_gpu_s / hours, compute_gpu_s / hours, slow_gpu_s / hours)
             wall_band = _band(fast_wall_s, held_wall_s, slow_wall_s)

@@ -3,6 +3,7 @@ counted per edit, and never a different figure than a cold estimate."""
 
 from __future__ import annotations
 
+import gc
 import importlib
 
 import pytest
@@ -159,3 +160,23 @@ def test_a_price_edit_makes_nothing_a_price_does_not_change(monkeypatch, inputs)
     edited = estimate_mod.estimate(priced.edited("efficiency", mfu=mfu * 0.9))
     assert {k: v["n"] for k, v in made_again.items()} == {k: n + 1 for k, n in counts.items()}
     assert edited.time is not warm.time
+
+
+def test_plans_dropped_from_the_memo_are_freed_without_the_garbage_collector():
+    """A plan holds its finish (Plan.memo): the finish must not hold the plan (a cycle that only
+    the collector frees: every edit that plans again would pile plans up until it runs)."""
+    docs = []
+    for i in range(12):  # more plans than the plan memo keeps
+        doc = EstimateInputs().model_dump(mode="json")
+        doc["data"]["epochs"] = 1.0 + i * 0.25
+        docs.append(EstimateInputs.model_validate(doc))
+    estimate_mod.estimate(docs[0])
+    gc.collect()
+    gc.disable()
+    try:
+        for inputs in docs:
+            estimate_mod.estimate(inputs)
+        remembered.clear()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
