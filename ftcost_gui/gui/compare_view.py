@@ -189,9 +189,10 @@ class ComparisonTableView(QTableView):
     def _inks(self) -> _Ink:
         ink = self._ink
         if ink is None:
-            model = self.model()
-            bold = model.bold if isinstance(model, ComparisonModel) else QFont()
-            ink = self._ink = _Ink(self.font(), bold)
+            model, delegate = self.model(), self.itemDelegate()
+            assert isinstance(model, ComparisonModel) and isinstance(delegate, TwoLineDelegate)
+            font = self.font()  # the cells' (option.font)
+            ink = self._ink = _Ink(font, model.bold, *delegate._delta_font(font))
         return ink
 
     def value_ink_bottom(self, value: str, best: bool) -> int:
@@ -278,11 +279,10 @@ class _Ink:
     a cell: each value line's bottom, the delta lines' top (the highest of the characters the
     delta lines have used: a bound for all, found without laying each new delta out)."""
 
-    def __init__(self, font: QFont, bold: QFont):
-        delta = QFont(font)
-        delta.setPointSizeF(max(6.0, font.pointSizeF() * 0.88))  # as TwoLineDelegate draws it
+    def __init__(self, font: QFont, bold: QFont, delta: QFont, plain_h: int, bold_h: int):
+        # The fonts and line heights the delegate draws with (TwoLineDelegate._delta_font).
         self.plain, self.bold, self.delta = InkExtents(font), InkExtents(bold), InkExtents(delta)
-        self.plain_h, self.bold_h = QFontMetrics(font).height(), QFontMetrics(bold).height()
+        self.plain_h, self.bold_h = plain_h, bold_h
         self.values: dict[tuple[str, bool], int] = {}
         self._seen: set[str] = set()  # the characters of the delta lines so far
         self._top = 0  # the first row those can ink, from the top of the delta line
