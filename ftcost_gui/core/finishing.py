@@ -41,6 +41,7 @@ from .time_cost import (
     billed_run_usd,
     runner,
     spot_factor,
+    spot_run_usd,
     time_breakdown_fixed,
 )
 from .units import GB, SECONDS_PER_HOUR, fmt_gib
@@ -227,7 +228,7 @@ def _finisher(
         spot_usd: float | None = None
         take_spot: bool | None = None
         if spot_price is not None:
-            spot_usd = held_gpu_h * f_spot * spot_price
+            spot_usd = spot_run_usd(held_gpu_h, f_spot, spot_price)
             if od > 0:  # the ratio needs an on-demand price to compare with
                 ratio = spot_price / od * f_spot
                 take_spot = ratio < 1.0
@@ -374,8 +375,10 @@ def _finisher(
         if spot_price is not None:
             # the same products as the bill, in the same order: a zero band is exactly zero
             spot = _band(
-                fast_gpu_h * f_spot * spot_price, spot_usd or 0.0, slow_gpu_h * f_spot * spot_price
-            )  # fmt: skip
+                spot_run_usd(fast_gpu_h, f_spot, spot_price),
+                spot_usd or 0.0,
+                spot_run_usd(slow_gpu_h, f_spot, spot_price),
+            )
             if billing == "spot":
                 lo_run, hi_run = spot.low, spot.high
         ranges = made(

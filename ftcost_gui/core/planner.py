@@ -66,7 +66,7 @@ from .plan_space import (
     with_knobs,
 )
 from .throughput import choose_mfu, default_mfu
-from .time_cost import run_time, spot_factor
+from .time_cost import run_time, spot_factor, spot_run_usd
 from .units import GIB, SECONDS_PER_HOUR, TERA
 
 # --- step 1: what does not depend on the GPU ---------------------------------------------------
@@ -379,7 +379,8 @@ def _run_point(p: Plan, billing: str) -> tuple[float, float, float]:
     if billing == "spot":
         f = spot_factor(p.inputs, p.nodes)
         assert gpu.spot_usd_per_hour is not None  # offers without a spot price were left out
-        return rt.held_gpu_hours * f * gpu.spot_usd_per_hour, rt.held_wall_s * f, base * f
+        spot_usd = spot_run_usd(rt.held_gpu_hours, f, gpu.spot_usd_per_hour)
+        return spot_usd, rt.held_wall_s * f, base * f
     return rt.on_demand_usd, rt.held_wall_s, base
 
 

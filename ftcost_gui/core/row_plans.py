@@ -41,6 +41,7 @@ from .time_cost import (
     generation_shape,
     runner,
     spot_factor,
+    spot_run_usd,
 )
 
 _TIME_MFU = TimePlan._fields.index("mfu")
@@ -233,7 +234,7 @@ class _Finisher:
             factor = self._factor
             if factor is None:
                 factor = self._factor = spot_factor(self._inputs, self._nodes)
-            spot_usd = rt.held_gpu_hours * factor * spot
+            spot_usd = spot_run_usd(rt.held_gpu_hours, factor, spot)
         billed: list[str] = []
         billed_run_usd(self._inputs, rt.on_demand_usd, spot_usd, billed)
         if not billed:

@@ -355,3 +355,9 @@ def spot_factor(inputs: EstimateInputs, nodes: int) -> float:
         inputs.overheads.checkpoint_interval_min / 60.0,
         inputs.spot.restart_overhead_min / 60.0,
     )
+
+
+def spot_run_usd(held_gpu_hours: float, factor: float, spot_usd_per_hour: float) -> float:
+    """Article 001 'Interruptible capacity': a run on spot bills its held GPU-hours × F × the spot
+    price (F from ``spot_factor``). One product, in this order, wherever a spot bill is made."""
+    return held_gpu_hours * factor * spot_usd_per_hour
