@@ -21,8 +21,9 @@ from .inputs import EstimateInputs, GpuSpec, PricingTier
 from .memory_step import Fit
 from .plan import Plan, RowPlan
 from .remembered import GpuFits, plan_key
-from .results import EstimateResult, MemoryBreakdown, build, copied
-from .row_plans import Finisher, RowPlanner, finisher, row_plan_at
+from .results import EstimateResult, MemoryBreakdown, build
+from .row_columns import RowColumns, RowFloats
+from .row_plans import Finisher, RowFigures, finisher, inputs_on_gpu
 from .units import SECONDS_PER_HOUR, TERA
 
 _GPU_FIELDS = frozenset(GpuSpec.model_fields)
@@ -105,15 +106,6 @@ def inputs_with_gpu(inputs: EstimateInputs, spec: GpuSpec) -> EstimateInputs:
     return inputs.edited("hardware", gpu=spec.model_dump(include=set(_GPU_FIELDS)))
 
 
-def inputs_on_gpu(inputs: EstimateInputs, spec: GpuSpec) -> EstimateInputs:
-    """``inputs_with_gpu`` without validating again: ``spec`` is a GpuSpec validated when its
-    catalog was read, and no rule of the inputs ties the GPU to another section.
-
-    ``model_copy(update=...)`` of the hardware and the inputs, made as ``results.build`` makes
-    a model (a "Which GPU" of 5,000 GPUs makes 5,000)."""
-    return copied(inputs, "hardware", copied(inputs.hardware, "gpu", spec))
-
-
 def comparison_row(
     result: EstimateResult,
     spec: GpuSpec | Offer,
@@ -133,17 +125,24 @@ def comparison_row(
 def offer_row(p: Plan | RowPlan, o: Offer, finish: Finisher | None = None) -> GpuComparison:
     """``comparison_row(finish(p on o's GPU), o)`` from a plan (or row plan) of any offer with
     ``o``'s facts: the same figures, priced at the offer's prices by ``finish_prices`` (no result
-    models). ``finish``: ``finisher(p)``, when the caller keeps one for the plan's offers."""
+    models). ``finish``: ``finisher(p)``, when the caller keeps one for the plan's offers.
+    (GpuComparer takes the float-column path, ``row_columns``: the same rows.)"""
     spec = o.spec
     if finish is None:
         finish = finisher(p)
-    f = finish(spec.on_demand_usd_per_hour, spec.spot_usd_per_hour)
-    rt = f.run
+    return _priced(
+        o, p.memory, p.time.num_gpus, finish(spec.on_demand_usd_per_hour, spec.spot_usd_per_hour)
+    )
+
+
+def _priced(o: Offer, m: Fit | MemoryBreakdown, num_gpus: int, f: RowFigures) -> GpuComparison:
+    """The row of offer ``o`` from its plan's memory and GPU count and its figures."""
+    rt, od = f.run, o.spec.on_demand_usd_per_hour
     return _row(
-        o, False, p.memory, p.time.num_gpus, rt.achieved_flops_per_s,
-        cal.usd_per_1e18_flops(spec.on_demand_usd_per_hour, rt.achieved_flops_per_s),
-        rt.held_wall_s, rt.train_wall_s, rt.on_demand_usd, f.spot_usd, rt.held_gpu_hours,
-        rt.compute_gpu_s / SECONDS_PER_HOUR, f.warnings,
+        o, False, m, num_gpus, rt.achieved_flops_per_s,
+        cal.usd_per_1e18_flops(od, rt.achieved_flops_per_s), rt.held_wall_s, rt.train_wall_s,
+        rt.on_demand_usd, f.spot_usd, rt.held_gpu_hours, rt.compute_gpu_s / SECONDS_PER_HOUR,
+        f.warnings,
     )  # fmt: skip
 
 
@@ -267,19 +266,22 @@ class GpuComparer:
     """``compare_gpus`` for a catalog that changes rarely and inputs that change often.
 
     Keeps, for the current inputs (their own GPU aside: every row replaces it), one comparison
-    per offer and one row plan per GPU (``core.row_plans.row_plan`` does not read prices), so that:
+    per offer and one GPU plan per GPU (``row_columns.RowFloats``: a row plan does not read
+    prices), so that:
 
     - an offer already compared is not estimated again (adopting a GPU changes the inputs'
       GPU only; switching back to a catalog, or editing one row, estimates the new offers only);
     - offers of the same GPU at other prices (providers, regions, tiers) share one plan and
-      only ``finish`` runs for each;
+      only the finish runs for each;
     - an edit no plan reads (the MFU, the estimate's own prices, spot, project: what
       ``remembered.plan_key`` leaves out) keeps the plans: only the rows are finished again, at
-      the MFU chosen again (``row_plans.row_plan_at``).
+      the MFU chosen again.
 
-    ``missing`` lists the offers still to compare, ``compare_some`` compares some of them (the
-    window does it in slices between events), ``rows`` gives the rows. ``plans`` and ``finishes``
-    count the work done (tests count it; nothing is timed).
+    Plans and rows come from the float-column path (``row_columns.RowColumns``): the rows of the
+    row-plan path (``offer_row`` of ``row_plans.row_plan``), with what no GPU changes worked out
+    once. ``missing`` lists the offers still to compare, ``compare_some`` compares some of them
+    (the window does it in slices between events), ``rows`` gives the rows. ``plans`` and
+    ``finishes`` count the work done (tests count it; nothing is timed).
     """
 
     def __init__(self) -> None:
@@ -289,13 +291,13 @@ class GpuComparer:
         # By the offer's identity: offers are made once per catalog row (CatalogService), and
         # hashing 5,000 pydantic specs per look would cost more than the lookups save.
         self._rows: dict[int, tuple[Offer, GpuComparison]] = {}
-        self._plans: dict[tuple[Any, ...], RowPlan] = {}
-        # ``finisher`` of a plan that a second offer reads (a GPU from several providers).
-        self._finishers: dict[tuple[Any, ...], Finisher] = {}
-        # Row plans of former inputs that read what the current ones do (MFU, price edits).
-        self._earlier: dict[tuple[Any, ...], RowPlan] = {}
+        # By the offer's facts: its plan, and the spec of the offer it was first made or taken
+        # for with these inputs (a row plan's GPU: the no-spot-price warning names its tier).
+        self._plans: dict[tuple[Any, ...], tuple[RowFloats, GpuSpec]] = {}
+        # Plans of former inputs that read what the current ones do (MFU, price edits).
+        self._earlier: dict[tuple[Any, ...], RowFloats] = {}
         self._fits = GpuFits()  # the memory fits of the plan key's job
-        self._planner: RowPlanner | None = None  # the plan key's row plans, made on first use
+        self._columns: RowColumns | None = None  # the plan key's planner, made on first use
         self._trash: list[dict[Any, Any]] = []
         self.plans = 0
         self.finishes = 0
@@ -314,17 +316,16 @@ class GpuComparer:
             self._rows = {}
             pk = (key.model, key.data, key.training, key.objective, plan_key(key))
             if pk == self._plan_key:
-                self._earlier.update(self._plans)
+                self._earlier.update((facts, p) for facts, (p, _) in self._plans.items())
             else:
                 self._plan_key = pk
                 self._trash.append(self._earlier)
                 self._earlier = {}
                 self._fits = GpuFits()
-                self._planner = None
+                self._columns = None
             if self._plans:
                 self._trash.append(self._plans)
                 self._plans = {}
-                self._finishers = {}
         self._inputs = inputs
 
     def _release(self, items: int = _RELEASE) -> None:
@@ -354,34 +355,30 @@ class GpuComparer:
         self._use(inputs)
         self._release()
         spent = 0
-        plans, earlier, rows, finishers = self._plans, self._earlier, self._rows, self._finishers
+        plans, earlier, rows = self._plans, self._earlier, self._rows
+        columns = self._columns
         for i, o in enumerate(offers):
             if units is not None and spent >= units:
                 return i
             hit = rows.get(id(o))
             if hit is not None and hit[0] is o:  # compared already (``_known``)
                 continue
-            facts = o.facts
-            p = plans.get(facts)
-            finish = None
-            if p is not None:  # another offer of this GPU: the plan's finisher, made once
-                finish = finishers.get(facts)
-                if finish is None:
-                    finish = finishers[facts] = finisher(p)
-            else:
-                known = earlier.get(facts) if earlier else None
-                if known is not None:
-                    p = row_plan_at(known, inputs_on_gpu(inputs, o.spec))
-                else:
-                    on_gpu = inputs_on_gpu(inputs, o.spec)
-                    planner = self._planner
-                    if planner is None:
-                        planner = self._planner = RowPlanner(on_gpu, self._fits)
-                    p = planner(on_gpu)
+            spec, facts = o.spec, o.facts
+            if columns is None:
+                columns = self._columns = RowColumns(inputs_on_gpu(inputs, spec), self._fits)
+            known = plans.get(facts)
+            if known is None:
+                p = earlier.get(facts) if earlier else None
+                if p is None:
+                    p = columns.plan(inputs, spec)
                     self.plans += 1
                     spent += PLAN_UNITS
-                plans[facts] = p
-            rows[id(o)] = (o, offer_row(p, o, finish))
+                known = plans[facts] = (p, spec)
+            p, planned_on = known
+            f = columns.finish(
+                inputs, p, planned_on, spec.on_demand_usd_per_hour, spec.spot_usd_per_hour
+            )
+            rows[id(o)] = (o, _priced(o, p.memory, p.num_gpus, f))
             self.finishes += 1
             spent += 1
         return len(offers)

@@ -20,6 +20,7 @@ from . import calibration as cal
 from .checks import measured_mfu, simple_rules, simple_rules_fixed, step_check
 from .inputs import EstimateInputs, HardwareSpec
 from .layout import memory_status
+from .memory_step import Fit
 from .plan import Plan, RowPlan
 from .project_spec import ProjectSpec, SpotSpec
 from .ranges import _band, _exposed, _price_band, exposed_comm, memory_band
@@ -29,6 +30,7 @@ from .results import (
     CostBreakdown,
     EstimateResult,
     LayoutSummary,
+    MemoryBreakdown,
     ProjectSummary,
     RangeSummary,
     TimeBreakdown,
@@ -438,7 +440,11 @@ def _finisher(
 
 def near_limit_warning(p: Plan | RowPlan) -> str | None:
     """The warning of a plan whose memory fits only within the near-limit margin."""
-    mem, margin = p.memory, p.inputs.hardware.near_limit_fraction
+    return near_limit_text(p.memory, p.inputs.hardware.near_limit_fraction)
+
+
+def near_limit_text(mem: MemoryBreakdown | Fit, margin: float) -> str | None:
+    """``near_limit_warning`` of a plan of this memory and the inputs' near-limit ``margin``."""
     if memory_status(mem.fits, mem.headroom_bytes, mem.usable_bytes, margin) != "near_limit":
         return None
     return (

@@ -28,11 +28,12 @@ from .estimate import (
     _trainer_time,
 )  # fmt: skip
 from .finishing import near_limit_warning
-from .inputs import EstimateInputs
+from .inputs import EstimateInputs, GpuSpec
 from .layout import Rented, rented
 from .memory_step import Fit, MemoryInputs, fit_warnings
 from .plan import JobFlops, Plan, RowPlan
 from .remembered import GpuFits, fit
+from .results import copied
 from .throughput import choose_mfu
 from .time_cost import (
     RunTime,
@@ -45,6 +46,16 @@ from .time_cost import (
 )
 
 _TIME_MFU = TimePlan._fields.index("mfu")
+
+
+def inputs_on_gpu(inputs: EstimateInputs, spec: GpuSpec) -> EstimateInputs:
+    """The inputs with ``hardware.gpu`` replaced by ``spec``, not validated again: ``spec`` is a
+    GpuSpec validated when its catalog was read, and no rule of the inputs ties the GPU to another
+    section (compare.inputs_with_gpu validates).
+
+    ``model_copy(update=...)`` of the hardware and the inputs, made as ``results.build`` makes
+    a model (a "Which GPU" of 5,000 GPUs makes 5,000)."""
+    return copied(inputs, "hardware", copied(inputs.hardware, "gpu", spec))
 
 
 def row_plan(inputs: EstimateInputs, fits: GpuFits | None = None) -> RowPlan:
@@ -94,11 +105,7 @@ class RowPlanner:
             memory = self._memory[memory_key] = self._memory_step(inputs, node)
         ckpt, f, rent, n, told = memory
         warnings += told
-        known = self._terms.get(ckpt)
-        if known is None:
-            jf = _flops(inputs, job, ckpt)
-            known = self._terms[ckpt] = (jf, _mfu_terms(inputs, job, jf.flops))
-        jf, terms = known
+        jf, terms = self._job_terms(inputs, ckpt)
         mfu = _mfu_at(inputs, ckpt, terms)
         overlap = terms.overlap
         key = (
@@ -122,6 +129,14 @@ class RowPlanner:
         _bf16_warning(inputs, warnings)
         nodes = math.ceil((rent.gpus + time.extra_gpus) / node)
         return RowPlan(inputs, job.tokens, jf.flops, f, time, nodes, tuple(warnings))
+
+    def _job_terms(self, inputs: EstimateInputs, ckpt: bool) -> tuple[JobFlops, _MfuTerms]:
+        """The job's FLOPs and MFU default's job terms at this checkpointing setting, once."""
+        known = self._terms.get(ckpt)
+        if known is None:
+            jf = _flops(inputs, self._job, ckpt)
+            known = self._terms[ckpt] = (jf, _mfu_terms(inputs, self._job, jf.flops))
+        return known
 
     def _memory_step(self, inputs: EstimateInputs, node: int) -> _RowMemory:
         fit_of, job = self._fit, self._job

@@ -262,14 +262,16 @@ def _other_prices(offers):
 
 
 def test_offers_at_other_prices_share_a_plan_and_give_the_same_rows(monkeypatch):
-    from ftcost_gui.core import row_plans
+    from ftcost_gui.core import row_columns
     from ftcost_gui.core.compare import GpuComparer
 
-    bound, runner = [], row_plans.runner
-    monkeypatch.setattr(row_plans, "runner", lambda t: (bound.append(t), runner(t))[1])
-    factors, spot_factor = [], row_plans.spot_factor
+    timed, trainer_time = [], row_columns._trainer_time
     monkeypatch.setattr(
-        row_plans, "spot_factor", lambda i, n: (factors.append(n), spot_factor(i, n))[1]
+        row_columns, "_trainer_time", lambda *a: (timed.append(a), trainer_time(*a))[1]
+    )
+    factors, spot_factor = [], row_columns.spot_factor
+    monkeypatch.setattr(
+        row_columns, "spot_factor", lambda i, n: (factors.append(n), spot_factor(i, n))[1]
     )
     inputs = EstimateInputs()
     base = _offers()
@@ -277,12 +279,13 @@ def test_offers_at_other_prices_share_a_plan_and_give_the_same_rows(monkeypatch)
     c = GpuComparer()
     rows = c.rows(inputs, base + variants)
     assert (c.plans, c.finishes) == (len(base), len(base) + len(variants))
-    # A plan's run time is bound once for its first offer and once for all the others (a
-    # finisher per plan that a second offer reads): not once per offer.
-    assert len(bound) == len(base) + 6
-    # The spot factor: once per finisher asked for a spot price (none for a GPU without one).
-    spot_priced = sum(o.spec.spot_usd_per_hour is not None for o in base)
-    assert 0 < spot_priced < len(base) and len(factors) == spot_priced + 6
+    # A time plan is made once per GPU count, rented GPUs, link and evaluation among the plans
+    # (row_columns._Operands), never per offer.
+    assert 0 < len(timed) == len(c._columns._operands) <= len(base)
+    # The spot factor: once per offer with a spot price (none for a GPU without one).
+    offers = base + variants
+    spot_priced = sum(o.spec.spot_usd_per_hour is not None for o in offers)
+    assert 0 < spot_priced < len(offers) and len(factors) == spot_priced
     for o, r in zip(base + variants, rows, strict=True):
         want = _direct(inputs, o)
         if id_key(o.spec.id) == id_key(inputs.hardware.gpu.id):
@@ -382,7 +385,7 @@ def test_the_comparers_plans_skip_the_layouts_and_breakdowns(monkeypatch):
     from ftcost_gui.core.compare import GpuComparer, offer
 
     estimate_mod = importlib.import_module("ftcost_gui.core.estimate")
-    row_plans_mod = importlib.import_module("ftcost_gui.core.row_plans")
+    row_columns_mod = importlib.import_module("ftcost_gui.core.row_columns")
     remembered_mod = importlib.import_module("ftcost_gui.core.remembered")
     calls = {"_layout": 0, "_trainer_time": 0, "memory_per_gpu": 0}
 
@@ -395,7 +398,7 @@ def test_the_comparers_plans_skip_the_layouts_and_breakdowns(monkeypatch):
 
     for mod, name in (
         (estimate_mod, "_layout"),
-        (row_plans_mod, "_trainer_time"),
+        (row_columns_mod, "_trainer_time"),
         (remembered_mod, "memory_per_gpu"),
     ):
         monkeypatch.setattr(mod, name, counting(name, getattr(mod, name)))
@@ -403,8 +406,10 @@ def test_the_comparers_plans_skip_the_layouts_and_breakdowns(monkeypatch):
     assert inputs.training.checkpointing == "auto"
     comparer = GpuComparer()
     rows = comparer.rows(inputs, [offer(g) for g in builtin_catalog().gpus])
-    assert calls == {"_layout": 0, "_trainer_time": comparer.plans, "memory_per_gpu": 0}
-    assert comparer.plans == len(rows)
+    # One time plan per GPU count, rented GPUs, link and evaluation (row_columns._Operands).
+    made = len(comparer._columns._operands)
+    assert calls == {"_layout": 0, "_trainer_time": made, "memory_per_gpu": 0}
+    assert comparer.plans == len(rows) and 0 < made <= len(rows)
     for r in rows:
         whole = estimate(inputs_with_gpu(inputs, r.spec))
         assert (r.on_demand_usd, r.warnings) == (whole.cost.on_demand_usd, whole.warnings)

@@ -1,0 +1,244 @@
+"""The float-column path of "Which GPU" (issue 17: one job on 5,000 GPUs that all differ).
+
+A row of this path is the row of the row-plan path, ``offer_row(RowPlanner(...)(inputs on the
+GPU), offer)``, figure for figure and warning for warning (``==``, not approximately): the same
+functions on the same operands, in the same order. What differs is what is made per GPU. Most of
+a row plan does not read the GPU (parameters, tokens, FLOPs, the MFU default's job terms: the
+planner's, once per checkpointing setting); the memory step reads its memory, node and renting
+unit (the planner's, once per those); the communication its link and count, the evaluation its
+count, engine degree and bandwidth (once per those); the rest of the time plan (``plan_time``) is
+the same for every GPU of the same chosen checkpointing, rented GPUs, communication and
+evaluation but for the peak and the MFU: its run operands are bound once per those
+(``_Operands``, what ``time_cost.runner`` binds of a time plan). Each GPU then reads its
+own few numbers: the MFU default (peak, achievable fraction, bandwidth), the peak, BF16; and each
+offer runs ``runner``'s arithmetic with that peak (``_run``: a copy, operation for operation, as
+sweep.py keeps one) at its prices.
+
+A GPU plan here (``RowFloats``) holds no inputs and no time plan: nothing of 5,000 pydantic copies
+and named tuples that the row does not show. tests/core/test_row_columns.py compares every field
+of every row with the row-plan path over the whole input space and GPU specs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from . import rollout
+from .checks import measured_mfu, step_check
+from .estimate import _bf16_warning, _comm, _MfuTerms, _trainer_time
+from .finishing import near_limit_text
+from .inputs import EstimateInputs, GpuSpec
+from .memory_step import Fit
+from .remembered import GpuFits
+from .results import FlopBreakdown
+from .row_plans import RowFigures, RowPlanner, inputs_on_gpu
+from .throughput import MfuDefault, choose_mfu, default_mfu
+from .time_cost import (
+    RunTime,
+    TimePlan,
+    billed_run_usd,
+    shape_of,
+    spot_factor,
+    spot_run_usd,
+)
+from .units import SECONDS_PER_HOUR, TERA
+
+
+class _Operands(NamedTuple):
+    """What ``time_cost.runner`` binds of a time plan, but its peak (and the evaluation's
+    wall-clock, which reads it): the same for every GPU whose time plan differs in peak and MFU
+    only."""
+
+    num_gpus: int
+    flops: float
+    qlora: float
+    comm_flat: float | None
+    steps: float
+    comm_s_step: float
+    overlap: float
+    offload: float
+    interval: float
+    write_s: float
+    fixed: float
+    billed: int
+    extra_gpus: int
+    ev: rollout.GenerationPlan
+    ev_bw: bool
+    rl: rollout.GenerationPlan
+    no_rl: bool
+    gen_mfu: float
+
+
+def _operands(t: TimePlan) -> _Operands:
+    """``runner(t)``'s bound operands, read as it reads them."""
+    ev, rl = t.eval_gen, t.rl_gen
+    return _Operands(
+        t.num_gpus, t.total_flops, t.qlora_flat, t.comm_flat, t.steps, t.comm.seconds_per_step,
+        t.comm.overlap, t.offload_slowdown, t.ckpt_interval_s, t.ckpt_write_s, t.fixed_wall_s,
+        t.rented_gpus + t.extra_gpus, t.extra_gpus, ev,
+        ev.mode == "bandwidth" and ev.engines * ev.tp != 0, rl, rl is rollout.NO_GENERATION,
+        t.gen_mfu,
+    )  # fmt: skip
+
+
+_tuple_new = tuple.__new__
+
+
+def _run(
+    o: _Operands, peak: float, ev_s: float, mfu: float, od_price: float, shape: float | None
+) -> RunTime:
+    """``runner(t)(mfu, od_price, shape)`` of the time plan ``t`` these operands, ``peak`` and
+    ``ev_s`` (the evaluation's wall-clock where the MFU does not change it) were read from: its
+    arithmetic, operation for operation (test_row_columns.py compares them exactly)."""
+    n, flops, steps = o.num_gpus, o.flops, o.steps
+    busy_wall_s = flops / (peak * mfu) * o.qlora / n
+    comm_flat = o.comm_flat
+    if comm_flat is not None:
+        comm_s = comm_flat * busy_wall_s
+    else:  # comm.exposed_s per optimizer step: max(0.0, x) written out (sweep.py)
+        exposed = o.comm_s_step - o.overlap * (busy_wall_s / steps)
+        comm_s = steps * (exposed if exposed > 0.0 else 0.0)
+    train_wall_s = (busy_wall_s + comm_s) * o.offload
+    compute_gpu_s = train_wall_s * n
+    writes = int(train_wall_s // o.interval)
+    ckpt_s = writes * o.write_s
+    if shape is None:
+        gen = mfu
+    else:  # min(mfu / shape, 1.0)
+        gen = mfu / shape
+        gen = 1.0 if 1.0 < gen else gen
+    if o.ev_bw:  # rollout.wall_s: max(a, x) written out (sweep.py)
+        ev = o.ev
+        rate = peak * gen * ev.tp
+        step = ev.decode_flops / rate
+        step = step if step > ev.decode_mem_s else ev.decode_mem_s
+        eval_s = ev.decode_steps * step + ev.prefill_flops / rate + ev.sync_s
+    else:
+        eval_s = ev_s
+    rl_s = 0.0 if o.no_rl else rollout.wall_s(o.rl, peak, gen, o.gen_mfu)
+    held_wall_s = o.fixed + train_wall_s + ckpt_s + eval_s + rl_s
+    held_gpu_h = o.billed * held_wall_s / SECONDS_PER_HOUR
+    return _tuple_new(
+        RunTime,
+        (
+            flops / compute_gpu_s, busy_wall_s, comm_s, compute_gpu_s, train_wall_s, ckpt_s,
+            writes, eval_s, rl_s, held_wall_s, held_gpu_h, held_gpu_h * od_price,
+        ),
+    )  # fmt: skip
+
+
+class RowFloats(NamedTuple):
+    """One GPU's plan of the columns' job: what its rows' finish reads, no MFU and no price."""
+
+    memory: Fit  # on the GPUs that train
+    num_gpus: int
+    nodes: int
+    default: MfuDefault  # the GPU's MFU default (the MFU is chosen at each finish)
+    peak: float  # FLOP/s per GPU
+    ev_s: float  # the evaluation's wall-clock where the MFU does not change it
+    operands: _Operands
+    flops: FlopBreakdown
+    warnings: tuple[str, ...]  # the plan's
+    near_limit: str | None  # the near-limit warning, after the billing's
+
+
+class RowColumns(RowPlanner):
+    """The row figures of one job on many GPUs (module docstring). ``plan(inputs, spec)`` is
+    the row plan of ``inputs_on_gpu(inputs, spec)`` as ``RowFloats``; ``finish`` prices it.
+    Valid as a ``RowPlanner`` is: for inputs equal to the planner's in all but their GPU and what
+    ``remembered.plan_key`` leaves out (compare.GpuComparer makes one per plan key)."""
+
+    def __init__(self, inputs: EstimateInputs, fits: GpuFits | None = None) -> None:
+        super().__init__(inputs, fits)
+        self._tps: dict[tuple[float, int], int] = {}  # rollout.eval_tp by GPU memory and count
+        self._operands: dict[tuple[object, ...], _Operands] = {}
+
+    def plan(self, inputs: EstimateInputs, spec: GpuSpec) -> RowFloats:
+        """``self(inputs_on_gpu(inputs, spec))`` as RowFloats; the inputs on the GPU are made
+        only when a step not known yet reads them."""
+        job, hw = self._job, inputs.hardware
+        on_gpu: EstimateInputs | None = None
+        node = hw.gpus_per_node or spec.gpus_per_node
+        memory_key = (spec.memory_gib, node, spec.rent_unit_gpus)
+        memory = self._memory.get(memory_key)
+        if memory is None:
+            on_gpu = inputs_on_gpu(inputs, spec)
+            memory = self._memory[memory_key] = self._memory_step(on_gpu, node)
+        ckpt, f, rent, n, told = memory
+        warnings = [*job.token_warnings, *told]
+        jf, terms = self._job_terms(inputs, ckpt)
+        d = _default_mfu(inputs, ckpt, terms, spec)
+        overlap = terms.overlap
+        comm_key = (
+            n, node, spec.interconnect, spec.interconnect_gb_s, spec.network,
+            spec.network_gbit_s, overlap,
+        )  # fmt: skip
+        comm = self._comms.get(comm_key)
+        if comm is None:
+            on_gpu = on_gpu or inputs_on_gpu(inputs, spec)
+            comm = self._comms[comm_key] = _comm(on_gpu, job, n, node, overlap)
+        ops, evaluation = None, None
+        if self._no_rollouts:  # as RowPlanner: the evaluation plan only
+            tp_key = (spec.memory_gib, n)  # all rollout.eval_tp reads of a GPU
+            tp = self._tps.get(tp_key)
+            if tp is None:
+                on_gpu = on_gpu or inputs_on_gpu(inputs, spec)
+                tp = self._tps[tp_key] = rollout.eval_tp(on_gpu, job.counts, n)
+            ev_key = (n, tp, spec.memory_bandwidth_gb_s)
+            evaluation = self._evaluations.get(ev_key)
+            if evaluation is None:
+                on_gpu = on_gpu or inputs_on_gpu(inputs, spec)
+                evaluation = rollout.eval_plan(on_gpu, job.counts, n)
+                self._evaluations[ev_key] = evaluation
+            # All the time plan reads of a GPU but its peak and MFU.
+            ops_key = (ckpt, rent.gpus, comm_key, ev_key)
+            ops = self._operands.get(ops_key)
+        if ops is None:
+            on_gpu = on_gpu or inputs_on_gpu(inputs, spec)
+            mfu = choose_mfu(None, None, d)  # the time plan's MFU: not an operand
+            _, t = _trainer_time(
+                on_gpu, job, jf.flops, (n, rent, node), mfu, overlap, warnings, comm, evaluation
+            )  # fmt: skip
+            ops = _operands(t)
+            if self._no_rollouts:
+                self._operands[ops_key] = ops
+        if not spec.bf16_supported:
+            _bf16_warning(on_gpu or inputs_on_gpu(inputs, spec), warnings)
+        nodes = math.ceil((rent.gpus + ops.extra_gpus) / node)
+        peak = spec.bf16_tflops * TERA  # plan_time's
+        ev_s = 0.0 if ops.ev_bw else rollout.wall_s(ops.ev, peak, 1.0, ops.gen_mfu)  # runner's
+        near = near_limit_text(f, hw.near_limit_fraction)
+        return RowFloats(f, n, nodes, d, peak, ev_s, ops, jf.flops, tuple(warnings), near)
+
+    def finish(
+        self, inputs: EstimateInputs, p: RowFloats, spec: GpuSpec, od: float, spot: float | None
+    ) -> RowFigures:
+        """``finish_prices`` of the row plan ``p`` is of ``inputs_on_gpu(inputs, spec)`` at
+        these prices: the MFU chosen at the inputs' efficiency (as ``row_plan_at``), the run,
+        the spot bill and the warnings in ``finish``'s order."""
+        eff = inputs.efficiency
+        choice = choose_mfu(eff.mfu, eff.stack_efficiency, p.default)
+        rt = _run(p.operands, p.peak, p.ev_s, choice.mfu, od, shape_of(choice))
+        spot_usd = None
+        if spot is not None:  # as price_run: held GPU-hours × F × spot price
+            spot_usd = spot_run_usd(rt.held_gpu_hours, spot_factor(inputs, p.nodes), spot)
+        after: list[str] = []
+        if p.near_limit is not None:
+            after.append(p.near_limit)
+        step_check(inputs, self._job.tokens, p.flops, p.num_gpus, p.peak, after)
+        measured_mfu(inputs, p.flops, p.peak, after)
+        if spot_usd is None and inputs.project.billing == "spot":
+            # billed_run_usd's warning names the tier of the GPU the plan is on
+            billed: list[str] = []
+            billed_run_usd(inputs_on_gpu(inputs, spec), rt.on_demand_usd, spot_usd, billed)
+            return RowFigures(rt, spot_usd, (*p.warnings, *billed, *after))
+        return RowFigures(rt, spot_usd, (*p.warnings, *after) if after else p.warnings)
+
+
+def _default_mfu(inputs: EstimateInputs, ckpt: bool, t: _MfuTerms, spec: GpuSpec) -> MfuDefault:
+    """``estimate._mfu_at``'s default on ``spec``."""
+    return default_mfu(
+        inputs.training.method, t.tokens_mb, t.work_per_token, spec.bf16_tflops,
+        spec.achievable_fraction, t.quantized, spec.memory_bandwidth_gb_s, ckpt,
+    )  # fmt: skip
