@@ -172,22 +172,24 @@ def _run(args: argparse.Namespace) -> int:
 
     from ..report import Report
     from ..report.forked import can_fork, start_images
-    from ..report.render import FORK_FROM_SCENARIOS, FORKED_IMAGES, load_qt, plot_images
+    from ..report.render import FORK_FROM_SCENARIOS, forked_images, load_qt, plot_images
 
     # One clean line: a title is shown in the report, whatever bytes the shell passed.
     title = plain(getattr(args, "title", None) or "").strip() or plain(Path(args.file).stem)
     report = Report(
         document=document, results=results, title=title, baseline=baseline, series=series
     )  # fmt: skip
-    # The cost plot (400 curves at 200 scenarios) is drawn by a forked child, where one can be,
-    # while this process searches the plan and draws and writes the rest (issue 17).
+    # The cost plot (400 curves at 200 scenarios), and the memory plot where that evens the work
+    # out, are drawn by a forked child, where one can be, while this process searches the plan
+    # and draws and writes the rest (issue 17).
     worker = None
     if len(document.scenarios) >= FORK_FROM_SCENARIOS and can_fork():
         try:
             load_qt()  # once, before the fork: the child inherits Qt's modules
         except ImportError as exc:
             raise ReportError(f"the report needs PySide6 and pyqtgraph: {exc}") from None
-        worker = start_images(partial(plot_images, report), FORKED_IMAGES)
+        child_images = forked_images(len(document.scenarios), plan=not args.no_plan)
+        worker = start_images(partial(plot_images, report), child_images)
     try:
         if not args.no_plan:
             report = replace(report, plan=_plan(args, document.current.inputs))

@@ -69,7 +69,7 @@ class ImageWorker:
         if data is None or status != 0:
             return None
         images = _unframe(data)
-        if images is None or tuple(images) != self.names:
+        if images is None or sorted(images) != sorted(self.names):  # in the child's order
             return None
         return images
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from .. import __version__
 from ..core.inputs import METHOD_LABELS
@@ -309,6 +309,14 @@ def prices_html(report: Report, target: Target) -> str:
 
 def report_html(report: Report, images: Mapping[str, bytes], target: Target = "html") -> str:
     """The whole report as HTML; ``target='pdf'`` names images ``<name>.png`` as resources."""
+    return html_but_charts(report, target)(images)
+
+
+def html_but_charts(
+    report: Report, target: Target = "html"
+) -> Callable[[Mapping[str, bytes]], str]:
+    """The report's HTML but for its charts, and what adds them: ``report_html`` in two steps,
+    so that the text is written while a forked child still draws images (issue 17)."""
     pdf = target == "pdf"
     css = _CSS_PDF if pdf else _CSS_HTML
     n = len(report.document.scenarios)
@@ -326,8 +334,8 @@ def report_html(report: Report, images: Mapping[str, bytes], target: Target = "h
             "<h2>Summary</h2>"
             + headline_html(report, target, 0).replace("<h3>Headline results</h3>", "")
         )
-    parts.append(charts_html(report, target, images))
-    parts.append(inputs_html(report, target))
+    before = "".join(parts)
+    parts = [inputs_html(report, target)]
     for i, s in enumerate(report.document.scenarios):
         method = METHOD_LABELS[s.inputs.training.method]
         title = f"Scenario {i + 1}: {s.name}" if report.several else f"Scenario: {s.name}"
@@ -345,12 +353,18 @@ def report_html(report: Report, images: Mapping[str, bytes], target: Target = "h
         parts.append(explain_body(report, i))
     parts.append(assumptions_html(target, page_break=True))
     parts.append(prices_html(report, target))
-    body = "".join(parts)
+    after = "".join(parts)
     title = escape(f"ftcost report: {report.title}")
-    return (
+    head = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"/>'
-        f"<title>{title}</title><style>{css}</style></head><body>{body}</body></html>\n"
+        f"<title>{title}</title><style>{css}</style></head><body>"
     )
+
+    def with_charts(images: Mapping[str, bytes]) -> str:
+        body = before + charts_html(report, target, images) + after
+        return f"{head}{body}</body></html>\n"
+
+    return with_charts
 
 
 def write_html(path: str | os.PathLike[str], report: Report, images: Mapping[str, bytes]) -> None:

@@ -14,20 +14,36 @@ from pathlib import Path
 from .. import __version__
 from ..core.plan_front import plan_points
 from ..core.series import Outcomes, document_series
-from ..io.atomic import atomic_write_bytes
+from ..io.atomic import atomic_write_bytes, atomic_write_text
 from ..present.time_texts import price_word
 from .content import IMAGE_NAMES, PLAN_IMAGES, Report
 from .forked import ImageWorker
-from .html import report_html, write_html
+from .html import html_but_charts, report_html, write_html
 from .markdown import write_markdown
 
-# Drawn by a forked child where one can be (report/forked.py): the cost plot's curves are the
-# biggest single piece of a report's drawing (~1 s CPU of 400 wide antialiased strokes at 200
-# scenarios), about as much as the plan search, the other plots and the HTML together.
-FORKED_IMAGES = ("cost",)
+# CPU of a report's parts (issue 17, measured at 200 scenarios): per scenario, the cost plot's
+# curves ~5 ms, the memory plot's bars ~2.4 ms, the HTML ~2.5 ms; the plan search and its three
+# plots ~0.85 s whatever the number of scenarios. A forked child (report/forked.py) draws the
+# cost plot, the biggest single piece, and the memory plot too where that evens the two
+# processes' work out (not without a plan section, nor at many hundreds of scenarios).
+_MS_PER_SCENARIO = {"cost": 5.0, "memory": 2.4, "html": 2.5}
+_PLAN_MS = 850.0
 # ... from this many scenarios: below, the curves take less than ~0.3 s to draw, less than the
 # child's own start (Qt's imports) costs.
 FORK_FROM_SCENARIOS = 40
+
+
+def forked_images(scenarios: int, *, plan: bool) -> tuple[str, ...]:
+    """The images a forked child draws for a report of ``scenarios`` (with a plan section or
+    not): the cost plot, and the memory plot where the slower of the two processes is then
+    sooner done."""
+    ms = {part: each * scenarios for part, each in _MS_PER_SCENARIO.items()}
+    parent = ms["memory"] + ms["html"] + (_PLAN_MS if plan else 0.0)
+    alone = max(ms["cost"], parent)
+    with_memory = max(ms["cost"] + ms["memory"], parent - ms["memory"])
+    return ("cost", "memory") if with_memory < alone else ("cost",)
+
+
 _DRAWN_ORDER = ("memory", "cost", *PLAN_IMAGES)  # plot_images' order (the PDF's resources)
 PDF_DPI = 96
 MARGIN_MM = 15.0
@@ -215,12 +231,15 @@ def export_report(
     worker: ImageWorker | None = None,
 ) -> list[Path]:
     """Render the plots once and write every format asked for; the files written. ``worker``:
-    a forked child drawing some of the images (report/forked.py); this process draws the rest,
-    and those too if the child does not deliver them."""
+    a forked child drawing some of the images (report/forked.py); this process draws the rest
+    and the HTML's text meanwhile, and the child's images too if it does not deliver them."""
+    html_with = None
     if worker is None:
         images = plot_images(report)
     else:
         images = plot_images(report, names=[n for n in IMAGE_NAMES if n not in worker.names])
+        if html is not None:
+            html_with = html_but_charts(report, "html")
         images.update(worker.result() or plot_images(report, names=worker.names))
         images = {name: images[name] for name in _DRAWN_ORDER if name in images}
     written: list[Path] = []
@@ -228,7 +247,10 @@ def export_report(
         write_pdf(pdf, report, images)
         written.append(Path(pdf))
     if html is not None:
-        write_html(html, report, images)
+        if html_with is None:
+            write_html(html, report, images)
+        else:
+            atomic_write_text(html, html_with(images))
         written.append(Path(html))
     if md is not None:
         written.extend(write_markdown(md, report, images, replace_images=replace_images))

@@ -126,10 +126,11 @@ def _html_text(path) -> str:
     return re.sub(r"Generated [^<·]*", "Generated", text)
 
 
-def test_the_cli_report_draws_the_cost_plot_in_a_forked_child(qapp, tmp_path):
+def test_the_cli_report_draws_the_cost_and_memory_plots_in_a_forked_child(qapp, tmp_path):
     """A fresh ``ftcost report`` (no QApplication yet, one thread) forks one child that draws the
-    cost plot while it draws the other four images itself; the file is the one the report
-    drawn in one process writes (here: this test's process, where Qt is loaded, so no fork)."""
+    cost and memory plots while it draws the plan's three images itself, each image once; the
+    file is the one the report drawn in one process writes (here: this test's process, where
+    Qt is loaded, so no fork)."""
     import json
     import os
     import subprocess
@@ -149,9 +150,9 @@ def test_the_cli_report_draws_the_cost_plot_in_a_forked_child(qapp, tmp_path):
         assert calls == [[got["pid"], ["cost", "fits_batch", "fits_seq", "memory", "plan"]]]
         return
     assert [names for pid, names in calls if pid == got["pid"]] == [
-        ["fits_batch", "fits_seq", "memory", "plan"]
+        ["fits_batch", "fits_seq", "plan"]
     ]
-    assert [names for pid, names in calls if pid != got["pid"]] == [["cost"]]  # the child's
+    assert [names for pid, names in calls if pid != got["pid"]] == [["cost", "memory"]]
     parser = argparse.ArgumentParser(prog="ftcost")
     add_report_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["report", str(path), "--html", str(tmp_path / "s.html")])
@@ -166,9 +167,10 @@ from ftcost_gui.report.forked import can_fork, start_images
 def good(names): return {n: n.encode() * 3 for n in names}
 def fails(names): raise RuntimeError("no Qt")
 def other(names): return {"memory": b"png"}
+def reordered(names): return good(reversed(names))  # plot_images' order, not the asked one
 def silent(names): os._exit(0)
 out = {"can_fork": can_fork()}
-for draw in (good, fails, other, silent):
+for draw in (good, reordered, fails, other, silent):
     worker = start_images(lambda names, draw=draw: draw(names), ("cost", "plan"))
     out[draw.__name__] = None if worker is None else worker.result()
     if worker is not None:
@@ -200,6 +202,8 @@ def test_a_forked_child_gives_its_images_or_none(tmp_path):
         "can_fork": True,
         "good": {"cost": "costcostcost", "plan": "planplanplan"},
         "good_again": None,
+        "reordered": {"plan": "planplanplan", "cost": "costcostcost"},
+        "reordered_again": None,
         "fails": None,
         "fails_again": None,
         "other": None,
@@ -254,3 +258,47 @@ def test_export_takes_the_childs_images_or_draws_them_itself(qapp, tmp_path, mon
     assert drawn == [["cost", "memory"], ["memory"], ["cost"], ["memory"]]
     assert (tmp_path / "a.html").read_text() == (tmp_path / "b.html").read_text()
     assert base64.b64encode(b"PNG").decode() in (tmp_path / "c.html").read_text()
+
+
+class _Waited(_Worker):
+    names = ("cost", "memory")
+
+    def __init__(self, images, log):
+        super().__init__(images)
+        self.log = log
+
+    def result(self):
+        self.log.append("waited")
+        return self.images
+
+
+def test_the_html_text_is_written_while_the_child_draws(qapp, tmp_path, monkeypatch):
+    """With a child drawing the cost and memory plots, this process draws the plan's images and
+    builds the HTML's text before it waits for the child's images (then only the charts are
+    added); the file is the one written without a child."""
+    import ftcost_gui.report.render as render
+    from ftcost_gui.report import Report
+
+    doc = _document(3)
+    report = Report(document=doc, results=[estimate(s.inputs) for s in doc.scenarios])
+    log: list[str] = []
+    but_charts = render.html_but_charts
+    monkeypatch.setattr(
+        render, "html_but_charts", lambda *a: (log.append("text"), but_charts(*a))[1]
+    )
+    images = render.plot_images(report)
+    render.export_report(report, html=tmp_path / "a.html")
+    assert log == []  # one process: the text once the images are drawn
+    child = {n: images[n] for n in ("cost", "memory")}
+    render.export_report(report, html=tmp_path / "b.html", worker=_Waited(child, log))
+    assert log == ["text", "waited"]
+    assert _html_text(tmp_path / "a.html") == _html_text(tmp_path / "b.html")
+
+
+def test_the_child_takes_the_memory_plot_where_it_evens_the_work_out():
+    from ftcost_gui.report.render import forked_images
+
+    assert forked_images(200, plan=True) == ("cost", "memory")
+    assert forked_images(40, plan=True) == ("cost", "memory")
+    assert forked_images(200, plan=False) == ("cost",)  # no plan: the parent has less to do
+    assert forked_images(1000, plan=True) == ("cost",)  # the child would then be the slower
