@@ -64,6 +64,8 @@ print(json.dumps({
     "threads": [threads_before_show, len(os.listdir("/proc/self/task"))
                 if os.path.isdir("/proc/self/task") else 0],
     "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
+    # pydantic never read the installed distributions' entry points for plugins (gui/app.py)
+    "pydantic_plugins_scanned": sys.modules["pydantic.plugin._loader"]._plugins is not None,
     "sources_read": sorted(f for f in linecache.cache if f.endswith(".py")),
     "qt_classes": [  # made by PySide6 on first use / listed by the three Qt modules
         sum(len(sys.modules[f"PySide6.{m}"].__dict__) for m in ("QtCore", "QtGui", "QtWidgets")),
@@ -77,6 +79,7 @@ window.store.set_dirty(False)
 def test_start_loads_the_core_before_qt_and_no_plot_library_before_the_first_paint(tmp_path):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FTCOST_CONFIG_DIR": str(tmp_path)}
     env.pop("OPENBLAS_NUM_THREADS", None)
+    env.pop("PYDANTIC_DISABLE_PLUGINS", None)
     out = subprocess.run(
         [sys.executable, "-c", CHILD], capture_output=True, text=True, check=True, env=env
     )
@@ -117,6 +120,9 @@ def test_start_loads_the_core_before_qt_and_no_plot_library_before_the_first_pai
     assert got["openblas_threads"] == "1"
     before, after = got["threads"]
     assert after == before
+    # No scan of every installed distribution's entry points for pydantic plugins (~15M
+    # instructions before the first paint, callgrind).
+    assert got["pydantic_plugins_scanned"] is False
 
 
 def test_the_skipped_collections_come_back_once(monkeypatch):
@@ -148,3 +154,14 @@ def test_a_blas_thread_count_the_user_set_is_kept(monkeypatch):
     monkeypatch.delenv("OPENBLAS_NUM_THREADS")
     app._one_blas_thread()
     assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+
+
+def test_a_pydantic_plugin_setting_the_user_made_is_kept(monkeypatch):
+    from ftcost_gui.gui import app
+
+    monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", "")  # empty: scan for plugins as pydantic does
+    app._no_pydantic_plugins()
+    assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == ""
+    monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS")
+    app._no_pydantic_plugins()
+    assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
