@@ -52,24 +52,32 @@ def rss_mib():
 
 
 class Painted(QObject):
-    # Times of the first paint of the window and of each plot view (a pyqtgraph view's viewport).
+    # Times of the first paint of the window and of each plot's view (a QGraphicsView's
+    # viewport), filtered on those widgets only: an application-wide Python filter is handed
+    # every event of every object, each converted to Python, so it cost a window in proportion
+    # to its widgets (callgrind, start -> first paint: ours +140M instructions of 2,184M, the
+    # bare window's +17M of 1,953M), work neither window does when it runs.
     def __init__(self, window, plots_wanted):
         super().__init__()
         self.window, self.wanted, self.plots = window, plots_wanted, set()
-        app.installEventFilter(self)
+        window.installEventFilter(self)
+
+    def watch_plots(self):
+        from PySide6.QtWidgets import QGraphicsView
+
+        for view in self.window.findChildren(QGraphicsView):
+            view.viewport().installEventFilter(self)
 
     def eventFilter(self, obj, event):
-        if event.type() == QEvent.Type.Paint and getattr(obj, "window", None) is not None:
-            if obj.window() is self.window:
-                now = time.time() - T0
-                marks.setdefault("first", now)
-                view = obj.parent()
-                if view is not None and hasattr(view, "sceneObj"):  # pyqtgraph GraphicsView
-                    self.plots.add(id(view))
-                    if len(self.plots) >= self.wanted and "plots" not in marks:
-                        marks["plots"] = now
-                        app.removeEventFilter(self)
-                        QTimer.singleShot(0, done)
+        if event.type() == QEvent.Type.Paint:
+            now = time.time() - T0
+            obj.removeEventFilter(self)
+            marks.setdefault("first", now)  # the bare window's plot covers it: that paint
+            if obj is not self.window:
+                self.plots.add(id(obj))
+                if len(self.plots) >= self.wanted and "plots" not in marks:
+                    marks["plots"] = now
+                    QTimer.singleShot(0, done)
         return False
 
 
@@ -92,6 +100,7 @@ app, w = start(sys.argv[:1])
 def finish():
     w.store.set_dirty(False)
 probe = Painted(w, 2)
+w.charts.plotsBuilt.connect(probe.watch_plots)  # the plots are built after the first paint
 w.show()
 app.exec()
 """
@@ -115,6 +124,7 @@ w.resize(1440, 900)
 def finish():
     pass
 probe = Painted(w, 1)
+probe.watch_plots()
 w.show()
 app.exec()
 """
