@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QEvent, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFontMetrics
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
@@ -176,8 +176,17 @@ class PlotView(QWidget):
             sample.show()
             label.show()
             legend._addItemToLayout(sample, label)
-        legend.updateSize()
+        if self._legend_inside:  # placed by hand over the data: it sizes itself
+            legend.updateSize()
         self.fit_legend()
+        if not self._legend_inside:
+            # Below or beside the plot, the plot's layout sizes it: its height is its entries'
+            # (a row fewer or more). Given that height now, its labels are laid out once, at
+            # the size the plot's layout then confirms. ``LegendItem.updateSize`` set a size of
+            # its own from the labels' sizes as last laid out, and every label was laid out
+            # again at each (three times per CPU-offload toggle, two sizes no paint showed).
+            hint = legend.effectiveSizeHint(Qt.SizeHint.PreferredSize)
+            legend.resize(legend.geometry().width(), hint.height())  # (.size: pyqtgraph's)
 
     # --- the legend column -------------------------------------------------------------------
     def fit_legend(self) -> None:
@@ -229,7 +238,6 @@ class PlotView(QWidget):
         self.legend.setColumnCount(1 if beside else below)
         self._place_legend(beside)
         self._fit_title(width - side_w if beside else width)
-        self.legend.updateSize()
 
     def _chrome(self) -> tuple[float, float]:
         """(width, height) around the data area: axes, their titles, the title (one line), as

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from ftcost_gui.charts.memory_plot import LEGEND_LABELS
@@ -279,3 +280,67 @@ def test_the_cost_plots_lines_take_data_without_a_data_item(window, monkeypatch)
     assert len(after) >= 2 and any(
         len(a) != len(b) or (a != b).any() for a, b in zip(before, after, strict=False)
     )
+
+
+@pytest.fixture
+def labels_resized(monkeypatch):
+    """The text of each pyqtgraph label resized (patched before the window is built)."""
+    resized: list[str] = []
+    resize_event = pg.LabelItem.resizeEvent
+
+    def counting(self, event):
+        resized.append(self.text)
+        return resize_event(self, event)
+
+    monkeypatch.setattr(pg.LabelItem, "resizeEvent", counting)
+    return resized
+
+
+def test_the_cpu_offload_box_lays_each_legend_label_out_once(labels_resized, window):
+    """Offloading the optimizer takes two parts out of the memory legend (a row fewer, a taller
+    plot). The legend's labels are laid out once, at the size the plot's layout gives the
+    legend: pyqtgraph's ``LegendItem.updateSize`` first set sizes of its own, from the labels'
+    sizes as last laid out, and each label was resized at each (two or three times a toggle)."""
+    plot = window.charts.memory_plot
+    box = window.form_tabs.panels["training"].editor("training", "cpu_offload_optimizer")
+    legend_heights = set()
+    for width in (1440, 1024):
+        window.resize(width, 800)
+        QApplication.processEvents()
+        for checked in (True, False, True, False):
+            labels_resized.clear()
+            box.setChecked(checked)
+            QApplication.processEvents()
+            legend_heights.add(plot.legend.geometry().height())
+            shown = [label.text for _sample, label in plot.legend.items]
+            counts = {text: labels_resized.count(text) for text in shown}
+            assert max(counts.values()) <= 1, counts
+            # The legend has the height the plot's layout gives it: its entries' rows.
+            hint = plot.legend.effectiveSizeHint(Qt.SizeHint.PreferredSize).height()
+            assert plot.legend.geometry().height() == hint
+    assert len(legend_heights) >= 2  # a row fewer with the optimizer offloaded
+
+
+def test_the_memory_legend_stays_below_the_plot_after_edits_while_hidden(window):
+    """A window resized just before the plots are hidden ('All scenarios' shown), edits while
+    they are hidden, then the plots shown again: the memory legend is in its row under the plot.
+    It was drawn at the top, over the title and the bars: ``LegendItem.updateSize`` set its
+    geometry at (0, 0) while the plot was hidden, and the plot's layout did not place it again."""
+    store = window.store
+    charts = window.charts
+    plot = charts.memory_plot
+    box = window.form_tabs.panels["training"].editor("training", "cpu_offload_optimizer")
+    window.resize(window.width() - 37, window.height() - 23)
+    QApplication.processEvents()
+    window.resize(window.width() + 37, window.height() + 23)  # not yet laid out when hidden:
+    store.duplicate_scenario()
+    charts.set_mode("scenarios")
+    QApplication.processEvents()
+    for checked in (True, False):
+        box.setChecked(checked)
+        QApplication.processEvents()
+    charts.set_mode("method")
+    QApplication.processEvents()
+    legend, item = plot.legend.geometry(), plot.plot_item.geometry()
+    assert legend.top() >= item.bottom()  # in its row, under the plot
+    assert legend.height() == plot.legend.effectiveSizeHint(Qt.SizeHint.PreferredSize).height()
