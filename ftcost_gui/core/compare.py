@@ -21,7 +21,7 @@ from .inputs import EstimateInputs, GpuSpec, PricingTier
 from .memory_step import Fit
 from .plan import Plan, RowPlan
 from .remembered import GpuFits, plan_key
-from .results import EstimateResult, MemoryBreakdown, build
+from .results import EstimateResult, MemoryBreakdown, made
 from .row_columns import RowColumns, RowFloats
 from .row_plans import Finisher, RowFigures, finisher, inputs_on_gpu
 from .units import SECONDS_PER_HOUR, TERA
@@ -154,34 +154,37 @@ def _row(
 ) -> GpuComparison:  # fmt: skip
     spec = o.spec
     run_usd = spot_usd if o.pricing_tier == "spot" and spot_usd is not None else on_demand_usd
-    return build(
+    # build(GpuComparison, ...) without its keyword call (a 5,000-row catalog makes 5,000)
+    return made(
         GpuComparison,
-        gpu_id=spec.id,
-        gpu_name=spec.name,
-        origin=o.origin,
-        provider=o.provider,
-        region=o.region,
-        pricing_tier=o.pricing_tier,
-        current=current,
-        fits=m.fits,
-        gpus_needed=m.gpus_needed,
-        num_gpus=num_gpus,
-        achieved_tflops=achieved / TERA,
-        usd_per_1e18_flops=usd_per_1e18,
-        wall_clock_s=held_wall_s,
-        train_wall_s=train_wall_s,
-        on_demand_usd=on_demand_usd,
-        spot_usd=spot_usd,
-        run_usd=run_usd,
-        held_gpu_hours=held_gpu_hours,
-        compute_gpu_hours=compute_gpu_hours,
-        memory_per_gpu_bytes=m.total_bytes,
-        usable_bytes=m.usable_bytes,
-        bf16_supported=spec.bf16_supported,
-        on_demand_usd_per_hour=spec.on_demand_usd_per_hour,
-        spot_usd_per_hour=spec.spot_usd_per_hour,
-        warnings=warnings,
-        spec=spec,
+        {
+            "gpu_id": spec.id,
+            "gpu_name": spec.name,
+            "origin": o.origin,
+            "provider": o.provider,
+            "region": o.region,
+            "pricing_tier": o.pricing_tier,
+            "current": current,
+            "fits": m.fits,
+            "gpus_needed": m.gpus_needed,
+            "num_gpus": num_gpus,
+            "achieved_tflops": achieved / TERA,
+            "usd_per_1e18_flops": usd_per_1e18,
+            "wall_clock_s": held_wall_s,
+            "train_wall_s": train_wall_s,
+            "on_demand_usd": on_demand_usd,
+            "spot_usd": spot_usd,
+            "run_usd": run_usd,
+            "held_gpu_hours": held_gpu_hours,
+            "compute_gpu_hours": compute_gpu_hours,
+            "memory_per_gpu_bytes": m.total_bytes,
+            "usable_bytes": m.usable_bytes,
+            "bf16_supported": spec.bf16_supported,
+            "on_demand_usd_per_hour": spec.on_demand_usd_per_hour,
+            "spot_usd_per_hour": spec.spot_usd_per_hour,
+            "warnings": warnings,
+            "spec": spec,
+        },
     )
 
 
@@ -256,9 +259,10 @@ def ranking(
 # --- Many offers, few changes: the comparison of the window's "Which GPU" view ----------------
 
 
-# A plan costs about 16 row finishes (``offer_row``; measured on the built-in catalog: plan
-# ~380 µs, row ~23 µs on a loaded 2-core machine; benchmarks/bench_scale.py).
-PLAN_UNITS = 16
+# A plan costs about 2 row finishes on the float-column path (row_columns; measured on the
+# 5,000-GPU distinct catalog of benchmarks/bench_scale.py: a plan ~30 µs, its memory step shared
+# by the GPUs of its memory size included, a row's finish ~16 µs, on a loaded 2-core machine).
+PLAN_UNITS = 2
 _RELEASE = 512  # cached rows and plans of former inputs freed per call
 
 

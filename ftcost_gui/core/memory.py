@@ -287,19 +287,31 @@ class MemoryModel:
         if self.total(1) <= usable_bytes:
             return 1
         n = 2
-        totals_2 = self.phase_totals(2)
-        for i, t2 in enumerate(totals_2):
+        terms = None
+        for i, t2 in enumerate(self.phase_totals(2)):
             if t2 <= usable_bytes:
                 continue
-            # For n >= 2 every part is A + B/n; two evaluations give A and B exactly.
-            t4 = self.phase_totals(4)[i]
-            b_sharded = 4 * (t2 - t4)
-            a_fixed = t2 - b_sharded / 2
+            if terms is None:
+                terms = self._sharded_terms()
+            b_sharded, a_fixed = terms[i]
             room = usable_bytes - a_fixed
             if b_sharded <= 0 or room <= 0:  # not A + B/n (a saturated generation batch)
                 continue  # the search below finds it, or that no count fits
             n = max(n, math.ceil(b_sharded / room - 1e-9))
         return self._fewest_fitting(usable_bytes, n, max_gpus)
+
+    def _sharded_terms(self) -> tuple[tuple[float, float], ...]:
+        """Per moment of the step, B and A of its A + B/n: for n >= 2 every part is A + B/n, and
+        two evaluations give A and B exactly. Remembered for this model ("Which GPU" finds the
+        GPU count of thousands of GPU memories with one model)."""
+        terms: tuple[tuple[float, float], ...] | None = self.__dict__.get("_sharded")
+        if terms is None:
+            out = []
+            for t2, t4 in zip(self.phase_totals(2), self.phase_totals(4), strict=True):
+                b_sharded = 4 * (t2 - t4)
+                out.append((b_sharded, t2 - b_sharded / 2))
+            terms = self.__dict__["_sharded"] = tuple(out)
+        return terms
 
     def _fewest_fitting(self, usable_bytes: float, guess: int, max_gpus: int) -> int | None:
         """The fewest n in [2, max_gpus] with total(n) <= usable_bytes, starting from a guess.
@@ -312,22 +324,19 @@ class MemoryModel:
         it. Where the generation batch saturates (min(sequences ÷ n, the largest batch)),
         total(n) is flat at first and the guess may be off either way: the bisection corrects it.
         """
-
-        def fits(n: int) -> bool:
-            return self.total(n) <= usable_bytes
-
+        total = self.total
         guess = max(2, min(guess, max_gpus))
-        if fits(guess):
-            if guess == 2 or not fits(guess - 1):
+        if total(guess) <= usable_bytes:
+            if guess == 2 or not total(guess - 1) <= usable_bytes:
                 return guess
             lo, hi = 1, guess - 1  # total(lo) > usable (n = 1 was checked), total(hi) fits
         else:
-            if guess >= max_gpus or not fits(max_gpus):
+            if guess >= max_gpus or not total(max_gpus) <= usable_bytes:
                 return None
             lo, hi = guess, max_gpus
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if fits(mid):
+            if total(mid) <= usable_bytes:
                 hi = mid
             else:
                 lo = mid

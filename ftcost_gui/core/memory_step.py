@@ -308,8 +308,13 @@ def memory_fit(mi: MemoryInputs, mem: MemoryModel) -> Fit:
     """``memory_per_gpu(mi, …, mem)``'s fit without its breakdown ("Which GPU" weighs both
     checkpointing settings of 5,000 GPUs and shows one): ``MemoryModel.total(n)`` is the
     breakdown's total (the same parts summed in the same order, ``phase_totals``)."""
-    tr = mi.training
-    usable = mi.gpu_memory_gib * GIB  # the device total (allocated + reserve + context) must fit
+    return fit_on(mi.gpu_memory_gib, mi.training, mem)
+
+
+def fit_on(gpu_memory_gib: float, tr: TrainingSpec, mem: MemoryModel) -> Fit:
+    """``memory_fit`` of memory inputs with this GPU memory and training section (what it
+    reads of them: "Which GPU" fits one model on thousands of GPU memories)."""
+    usable = gpu_memory_gib * GIB  # the device total (allocated + reserve + context) must fit
     gpus_needed = mem.gpus_needed(usable)
     n = gpus_needed if tr.auto_gpu_count and gpus_needed is not None else tr.num_gpus
     total = mem.total(n)

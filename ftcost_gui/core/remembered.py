@@ -23,6 +23,7 @@ from .memory_step import (
     Fit,
     MemoryInputs,
     MemoryStep,
+    fit_on,
     memory_fit,
     memory_model,
     memory_per_gpu,
@@ -155,12 +156,16 @@ class GpuFits:
 
     def __init__(self) -> None:
         self._known: dict[tuple[bool | None, int | None], tuple[TrainingSpec, MemoryModel]] = {}
+        self._per_gpu: bool | None = None  # reads_gpu_memory of the job's memory inputs
 
     def fit(
         self, mi: MemoryInputs, counts: ParamCounts, adapters: Adapters,
         checkpointing: bool | None, num_gpus: int | None = None,
     ) -> Fit:  # fmt: skip
-        if reads_gpu_memory(mi):  # a model per GPU
+        per_gpu = self._per_gpu
+        if per_gpu is None:
+            per_gpu = self._per_gpu = reads_gpu_memory(mi)
+        if per_gpu:  # a model per GPU
             return fit(mi, counts, adapters, checkpointing, num_gpus)
         known = self._known.get((checkpointing, num_gpus))
         if known is None:
@@ -170,7 +175,8 @@ class GpuFits:
             model = model_of(mi.with_training(tr), counts, adapters)
             known = self._known[(checkpointing, num_gpus)] = (tr, model)
         tr, model = known
-        return memory_fit(mi if tr is mi.training else mi.with_training(tr), model)
+        # memory_fit(mi with training tr, model): what it reads of them
+        return fit_on(mi.gpu_memory_gib, tr, model)
 
 
 def _resolved(tr: TrainingSpec, checkpointing: bool, num_gpus: int | None) -> TrainingSpec:

@@ -91,34 +91,35 @@ def _run(
     """``runner(t)(mfu, od_price, shape)`` of the time plan ``t`` these operands, ``peak`` and
     ``ev_s`` (the evaluation's wall-clock where the MFU does not change it) were read from: its
     arithmetic, operation for operation (test_row_columns.py compares them exactly)."""
-    n, flops, steps = o.num_gpus, o.flops, o.steps
-    busy_wall_s = flops / (peak * mfu) * o.qlora / n
-    comm_flat = o.comm_flat
+    (
+        n, flops, qlora, comm_flat, steps, comm_s_step, overlap, offload, interval, write_s,
+        fixed, billed, _, ev, ev_bw, rl, no_rl, gen_mfu,
+    ) = o  # fmt: skip
+    busy_wall_s = flops / (peak * mfu) * qlora / n
     if comm_flat is not None:
         comm_s = comm_flat * busy_wall_s
     else:  # comm.exposed_s per optimizer step: max(0.0, x) written out (sweep.py)
-        exposed = o.comm_s_step - o.overlap * (busy_wall_s / steps)
+        exposed = comm_s_step - overlap * (busy_wall_s / steps)
         comm_s = steps * (exposed if exposed > 0.0 else 0.0)
-    train_wall_s = (busy_wall_s + comm_s) * o.offload
+    train_wall_s = (busy_wall_s + comm_s) * offload
     compute_gpu_s = train_wall_s * n
-    writes = int(train_wall_s // o.interval)
-    ckpt_s = writes * o.write_s
+    writes = int(train_wall_s // interval)
+    ckpt_s = writes * write_s
     if shape is None:
         gen = mfu
     else:  # min(mfu / shape, 1.0)
         gen = mfu / shape
         gen = 1.0 if 1.0 < gen else gen
-    if o.ev_bw:  # rollout.wall_s: max(a, x) written out (sweep.py)
-        ev = o.ev
+    if ev_bw:  # rollout.wall_s: max(a, x) written out (sweep.py)
         rate = peak * gen * ev.tp
         step = ev.decode_flops / rate
         step = step if step > ev.decode_mem_s else ev.decode_mem_s
         eval_s = ev.decode_steps * step + ev.prefill_flops / rate + ev.sync_s
     else:
         eval_s = ev_s
-    rl_s = 0.0 if o.no_rl else rollout.wall_s(o.rl, peak, gen, o.gen_mfu)
-    held_wall_s = o.fixed + train_wall_s + ckpt_s + eval_s + rl_s
-    held_gpu_h = o.billed * held_wall_s / SECONDS_PER_HOUR
+    rl_s = 0.0 if no_rl else rollout.wall_s(rl, peak, gen, gen_mfu)
+    held_wall_s = fixed + train_wall_s + ckpt_s + eval_s + rl_s
+    held_gpu_h = billed * held_wall_s / SECONDS_PER_HOUR
     return _tuple_new(
         RunTime,
         (

@@ -246,7 +246,9 @@ def test_progress_texts_of_a_large_which_gpu_refresh_do_not_lay_the_window_out(w
     )
     CatalogStore().save(GpuCatalog(name="Many", gpus=gpus))
     window.panels["hardware"].catalog.set_active("Many")
-    monkeypatch.setattr(which_gpu_tab, "SLICE_UNITS", 8)  # a slice: about one GPU
+    from ftcost_gui.core.compare import PLAN_UNITS
+
+    monkeypatch.setattr(which_gpu_tab, "SLICE_UNITS", PLAN_UNITS + 1)  # a slice: one GPU
     monkeypatch.setattr(which_gpu_tab, "_PROGRESS_EVERY", 2)  # a text every other slice
     ui = window.addons["catalogs"]
     ui.show_compare()
