@@ -161,8 +161,9 @@ def _run(args: argparse.Namespace) -> int:
         document = load_document(args.file)
     except EstimateFileError as exc:
         raise ReportError(str(exc)) from None
-    try:  # one plan per scenario: its figures, and its curve and bar in the plots
-        outcomes = [own_outcome(s.inputs) for s in document.scenarios]
+    try:  # one plan per scenario: its figures, and its curve and bar in the all-scenario plots
+        # (which draw no range around the curves; one scenario's plot computes its own)
+        outcomes = [own_outcome(s.inputs, band=False) for s in document.scenarios]
     except Exception as exc:  # a scenario the model cannot estimate
         raise ReportError(f"cannot estimate {args.file}: {exc}") from None
     results = [o.result for o in outcomes]
@@ -172,7 +173,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from ..report import Report
     from ..report.forked import can_fork, start_images
-    from ..report.render import FORK_FROM_SCENARIOS, forked_images, load_qt, plot_images
+    from ..report.render import forked_images, load_qt, plot_images
 
     # One clean line: a title is shown in the report, whatever bytes the shell passed.
     title = plain(getattr(args, "title", None) or "").strip() or plain(Path(args.file).stem)
@@ -183,7 +184,7 @@ def _run(args: argparse.Namespace) -> int:
     # out, are drawn by a forked child, where one can be, while this process searches the plan
     # and draws and writes the rest (issue 17).
     worker = None
-    if len(document.scenarios) >= FORK_FROM_SCENARIOS and can_fork():
+    if can_fork():
         try:
             load_qt()  # once, before the fork: the child inherits Qt's modules
         except ImportError as exc:

@@ -108,10 +108,12 @@ class Outcome:
     cost_now: CostPoint  # the inputs' MFU on the curve
 
 
-def cost_curve(p: Plan) -> CostCurve:
+def cost_curve(p: Plan, *, band: bool = True) -> CostCurve:
+    """``band``: with the range around the line (the one-scenario plot draws it; the
+    all-scenario plot does not)."""
     points = sweep(p, list(SWEEP_MFUS))
     spot = tuple(pt.spot_usd for pt in points)
-    low, high = cost_band(p, SWEEP_MFUS)
+    low, high = cost_band(p, SWEEP_MFUS) if band else ((), ())
     return CostCurve(
         mfu_pct=tuple(pt.mfu * 100 for pt in points),
         on_demand_usd=tuple(pt.on_demand_usd for pt in points),
@@ -206,12 +208,14 @@ class Outcomes:
         return _outcome(inputs, p, result, bars)
 
 
-def _outcome(inputs: EstimateInputs, p: Plan, result: EstimateResult, bars: MemoryBars) -> Outcome:
+def _outcome(
+    inputs: EstimateInputs, p: Plan, result: EstimateResult, bars: MemoryBars, band: bool = True
+) -> Outcome:
     return Outcome(
         inputs=inputs,
         result=result,
         memory_by_method=bars,
-        cost_curve=cost_curve(p),
+        cost_curve=cost_curve(p, band=band),
         cost_now=CostPoint(
             result.time.mfu * 100,
             result.cost.on_demand_usd,
@@ -222,17 +226,19 @@ def _outcome(inputs: EstimateInputs, p: Plan, result: EstimateResult, bars: Memo
     )
 
 
-def own_outcome(inputs: EstimateInputs) -> Outcome:
+def own_outcome(inputs: EstimateInputs, *, band: bool = True) -> Outcome:
     """An ``Outcome`` whose memory bars are its own method's only (one plan, no other method's
     memory): all that ``scenario_series`` reads of it, and the estimate itself. A report of
-    many scenarios takes its results and its plots' series from these (issue 17)."""
+    many scenarios takes its results and its plots' series from these (issue 17). ``band``:
+    its cost curve with the range around it, which only the one-scenario plot draws (two more
+    sweeps of the plan: ~1/5 of the outcome's work)."""
     p = plan(inputs)
     result = finish(p)
     bars = memory_bars(
         (inputs.training.method,), [result.memory], [result.time.num_gpus], 0,
         [result.ranges.memory_bytes],
     )  # fmt: skip
-    return _outcome(inputs, p, result, bars)
+    return _outcome(inputs, p, result, bars, band)
 
 
 @dataclass(frozen=True, slots=True)

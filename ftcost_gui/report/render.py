@@ -28,9 +28,9 @@ from .markdown import write_markdown
 # processes' work out (not without a plan section, nor at many hundreds of scenarios).
 _MS_PER_SCENARIO = {"cost": 5.0, "memory": 2.4, "html": 2.5}
 _PLAN_MS = 850.0
-# ... from this many scenarios: below, the curves take less than ~0.3 s to draw, less than the
-# child's own start (Qt's imports) costs.
-FORK_FROM_SCENARIOS = 40
+# Whatever the number of scenarios: the child inherits Qt's modules (load_qt before the fork), so
+# its own start is its QApplication and the pages it copies, ~60 ms CPU; a report of 1, 3 or 20
+# scenarios still drew ~0.4-0.5 s of the plots' CPU off the parent's path.
 
 
 def forked_images(scenarios: int, *, plan: bool) -> tuple[str, ...]:

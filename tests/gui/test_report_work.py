@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -40,20 +41,36 @@ def test_own_outcome_is_the_estimate_and_gives_the_same_scenario_series():
     names = [s.name for s in doc.scenarios]
     assert scenario_series(names, own, doc.active) == document_series(doc, Outcomes())
     assert all(len(o.memory_by_method.keys) == 1 for o in own)  # no other method's memory
+    # Without the range around the curve (the all-scenario plot draws none): the rest the same.
+    bare = [own_outcome(s.inputs, band=False) for s in doc.scenarios]
+    assert all(o.cost_curve.low_usd == o.cost_curve.high_usd == () for o in bare)
+    assert all(o.cost_curve.low_usd for o in own)
+    unbanded = [replace(o, cost_curve=replace(o.cost_curve, low_usd=(), high_usd=())) for o in own]
+    assert bare == unbanded
 
 
-def test_a_report_of_many_scenarios_plans_each_scenario_once(qapp, tmp_path, counted):
+def test_a_report_of_many_scenarios_plans_each_scenario_once(qapp, tmp_path, counted, monkeypatch):
     """Its figures and its plots' curves and bars come from one plan per scenario (the results
     and the plots' series each planned every scenario: 2 × n; the memory of the other methods,
-    which the all-scenario plots do not show, was computed too)."""
+    which the all-scenario plots do not show, was computed too), and no cost range around the
+    curves, which the all-scenario plot does not draw (two more sweeps a scenario)."""
+    import ftcost_gui.core.series as series
+
+    band = series.cost_band
+
+    def counting_band(*args):
+        counted["band"] += 1
+        return band(*args)
+
+    monkeypatch.setattr(series, "cost_band", counting_band)
     path = tmp_path / "s.ftcost"
     save_document(path, _document(12))
     parser = argparse.ArgumentParser(prog="ftcost")
     add_report_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["report", str(path), "--html", str(tmp_path / "r.html"), "--no-plan"])
-    counted.update(plan=0, memory=0)
+    counted.update(plan=0, memory=0, band=0)
     assert run_report(args) == 0
-    assert counted == {"plan": 12, "memory": 0}
+    assert counted == {"plan": 12, "memory": 0, "band": 0}
     assert "S11" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
 
@@ -103,7 +120,6 @@ def test_a_report_loads_no_exporter_the_window_uses(tmp_path):
 FORKED_CHILD = r"""
 import json, os, sys
 import ftcost_gui.report.render as render
-render.FORK_FROM_SCENARIOS = 3  # (40: a quick test)
 os.getloadavg = lambda: (0.0, 0.0, 0.0)  # idle (a busy machine draws in one process)
 drawn = []
 plot_images = render.plot_images
