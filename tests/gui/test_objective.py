@@ -77,7 +77,7 @@ def test_the_project_example_adds_up_its_stages_in_compare(window, qtbot):
 
     example = Path(__file__).resolve().parents[2] / "resources" / "examples"
     window.files.load_path(str(example / "article-000-8b-project.ftcost"))
-    window.results.tabs.setCurrentWidget(window.results.compare)
+    window.results.show_tab(window.results.compare)
     stages = window.results.compare.stages
     qtbot.waitUntil(lambda: "GPU-h held" in stages.text())
     # The article's $54–$108 less its +2N recompute over-count (measured: tests/core/

@@ -31,7 +31,7 @@ def test_a_committed_tier_is_worded_on_the_card_and_the_chart(window):
 def test_the_compare_tab_words_a_committed_price(window):
     assert window.store.set_field("hardware.gpu", "pricing_tier", "committed_3y")
     window.store.recompute_now()
-    window.results.tabs.setCurrentWidget(window.results.compare)
+    window.results.show_tab(window.results.compare)
     table = window.results.compare.comparison
     assert table is not None
     assert "Cost per run, 3-year committed" in table.labels
@@ -57,7 +57,7 @@ def test_the_stages_line_words_the_sum_by_tier(window):
     assert window.store.set_field("hardware.gpu", "pricing_tier", "committed_1y")
     window.store.duplicate_scenario()
     window.store.recompute_now()
-    window.results.tabs.setCurrentWidget(window.results.compare)
+    window.results.show_tab(window.results.compare)
     text = window.results.compare.stages.text()
     assert text.startswith("As project stages") and "1-year committed (" in text
     assert "on-demand" not in text

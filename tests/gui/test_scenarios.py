@@ -150,7 +150,7 @@ def test_compare_methods_creates_three_scenarios(window):
     added = doc.scenarios[-3:]
     assert [s.inputs.training.method for s in added] == ["full_amp_adamw", "lora", "qlora"]
     assert [s.name for s in added] == [f"Scenario 1 · {x}" for x in ("Full FT", "LoRA", "QLoRA")]
-    assert window.results.tabs.currentWidget() is window.results.compare
+    assert window.results.tab_shown(window.results.compare)
     assert window.charts.chart_mode.currentData() == "scenarios"
     assert window.undo_stack.count() == 1
     window.action("undo").trigger()

@@ -32,8 +32,10 @@ on_first_use = [m for m in (
     "ftcost_gui.core.what_fits", "ftcost_gui.report.content", "ftcost_gui.present.explain",
     "ftcost_gui.io.export_csv", "ftcost_gui.gui.help.guide_window", "ftcost_gui.gui.help.shortcuts",
     "ftcost_gui.io.hf_cache", "ftcost_gui.io.hf_config", "ftcost_gui.io.safetensors_header",
-    "ftcost_gui.core.plan_space",
+    "ftcost_gui.core.plan_space", "ftcost_gui.gui.compare_view", "ftcost_gui.gui.compare_model",
+    "ftcost_gui.present.tables",
     ) if m in sys.modules]
+compare_built = window.results.compare_built
 panels_built = len(window.form_tabs.built_panels())
 threads_before_show = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 0
 window.show()
@@ -49,6 +51,7 @@ print(json.dumps({
     "before_show": before_show,
     "on_first_use": on_first_use,
     "panels_built": panels_built,
+    "compare_built": compare_built,
     "order": [loaded.index(m) for m in ("ftcost_gui.core.estimate", "PySide6.QtWidgets")],
     "plots_after_paint": plots_after_paint,
     "plots_built": window.charts.memory_plot is not None,
@@ -88,11 +91,13 @@ def test_start_loads_the_core_before_qt_and_no_plot_library_before_the_first_pai
     assert got["before_show"] == {"pyqtgraph": False, "numpy": False}
     # Neither the catalog manager, the plan search, the report, the Arithmetic tab's text, the CSV
     # export, the user guide, the shortcut list, the model import's readers (config.json,
-    # safetensors headers, the Hugging Face cache) nor the plan constraints (read when the Plan
-    # tab first needs them) load with the window; only the form tab on
+    # safetensors headers, the Hugging Face cache), the plan constraints (read when the Plan
+    # tab first needs them) nor the Compare tab's view load with the window; only the form tab on
     # screen is built (test_lazy_forms.py).
     assert got["on_first_use"] == []
     assert got["panels_built"] == 1
+    # Nor the Compare tab's view, its model and its table's texts (test_lazy_compare.py).
+    assert got["compare_built"] is False
     core, qt = got["order"]
     assert core < qt  # PySide6 hooks each import made after it
     assert got["plots_after_paint"] and got["plots_built"]

@@ -122,7 +122,7 @@ class MainWindow(QMainWindow):
         s.dirtyChanged.connect(self._update_title)
         s.pathChanged.connect(self._update_title)
         self.charts.exportRequested.connect(self.exports.export_plot)
-        self.results.compare.baselineChanged.connect(self._on_baseline_changed)
+        self.results.baselineChanged.connect(self._on_baseline_changed)
         self.files.documentReset.connect(self._on_document_reset)
         self.scenarios.methodsCompared.connect(self._on_methods_compared)
 
@@ -163,7 +163,7 @@ class MainWindow(QMainWindow):
 
     # --- collaborators → layout -----------------------------------------------------------------
     def _on_document_reset(self) -> None:
-        self.results.compare.set_baseline(0)
+        self.results.set_compare_baseline(0)
         several = len(self.store.document.scenarios) > 1
         self.charts.set_mode("scenarios" if several else "method")
 
@@ -172,7 +172,7 @@ class MainWindow(QMainWindow):
         self.results.show_tab(self.results.compare)
 
     def _baseline(self) -> int:
-        return self.results.compare.baseline
+        return self.results.compare_baseline
 
     def _on_baseline_changed(self, index: int) -> None:
         doc = self.store.document

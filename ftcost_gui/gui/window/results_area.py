@@ -1,26 +1,34 @@
 """The right-hand side: banners, the headline figures and the result tabs, fed by the store.
 
 Tabs: Charts (``ChartsArea``), Breakdown, Arithmetic (how this is computed), Compare, add-ons'.
-The breakdown, the explanation and the comparison are rebuilt only while on screen. While the
-selected scenario cannot be estimated the failure replaces headline and tabs, so no figure of other
-inputs (the previous file's, or the last edit that worked) stands beside these inputs.
+The breakdown, the explanation and the comparison are rebuilt only while on screen; the
+comparison's view is built when its tab is first shown (or ``compare`` is first asked for).
+While the selected scenario cannot be estimated the failure replaces headline and tabs, so no
+figure of other inputs (the previous file's, or the last edit that worked) stands beside these
+inputs.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QStackedWidget, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from ...charts.theme import theme_for
 from ...core.results import EstimateResult
-from ..compare_view import ComparisonView
 from ..results_view import BreakdownTable, HeadlineView
 from ..store import EstimateStore
 from .charts_area import ChartsArea
 from .failed_page import EstimateFailedPage
 
+if TYPE_CHECKING:  # the Compare tab's view loads when the tab is first shown (start-up: issue 17)
+    from ..compare_view import ComparisonView
+
 
 class ResultsArea(QWidget):
+    baselineChanged = Signal(int)  # the Compare tab's baseline, picked by the user
+
     def __init__(self, store: EstimateStore, parent: QWidget | None = None):
         super().__init__(parent)
         self.store = store
@@ -43,8 +51,15 @@ class ResultsArea(QWidget):
         self.tabs.setTabToolTip(
             index, "How this is computed: each figure's arithmetic, your numbers"
         )
-        self.compare = ComparisonView()
-        self.tabs.addTab(self.compare, "Com&pare")
+        # The comparison's view (its table, model and texts: ~60M instructions, ~3 % of the start
+        # to the first paint, callgrind) is built into this page when the tab is first shown;
+        # until then its baseline is the first scenario's, as a view never shown has.
+        self.compare_page = QWidget()
+        self.compare_page.setObjectName("compare_page")
+        self._compare_layout = QVBoxLayout(self.compare_page)
+        self._compare_layout.setContentsMargins(0, 0, 0, 0)
+        self._compare: ComparisonView | None = None
+        self.tabs.addTab(self.compare_page, "Com&pare")
         self.results_page = QWidget()
         page = QVBoxLayout(self.results_page)
         page.setContentsMargins(0, 0, 0, 0)
@@ -72,10 +87,41 @@ class ResultsArea(QWidget):
             self.tabs.setTabToolTip(index, tip)
 
     def show_tab(self, page: QWidget) -> None:
-        self.tabs.setCurrentWidget(page)
+        self.tabs.setCurrentWidget(self.compare_page if page is self._compare else page)
 
     def tab_shown(self, page: QWidget) -> bool:
-        return self.tabs.currentWidget() is page
+        shown = self.tabs.currentWidget()
+        return shown is page or (page is self._compare and shown is self.compare_page)
+
+    # --- the Compare tab --------------------------------------------------------------------------
+    @property
+    def compare(self) -> ComparisonView:
+        """The Compare tab's view, built now if it was not yet."""
+        if self._compare is None:
+            from ..compare_view import ComparisonView
+
+            view = ComparisonView(self.compare_page)
+            view.baselineChanged.connect(self.baselineChanged)
+            self._compare_layout.addWidget(view)
+            self._compare = view
+            if self.compare_page.isVisible():  # shown and laid out now, not on the next event
+                view.show()
+                self._compare_layout.activate()
+        return self._compare
+
+    @property
+    def compare_built(self) -> bool:
+        return self._compare is not None
+
+    @property
+    def compare_baseline(self) -> int:
+        """The scenario the comparison's differences are to (the first until the tab is shown)."""
+        return self._compare.baseline if self._compare is not None else 0
+
+    def set_compare_baseline(self, index: int) -> None:
+        # A view not built yet has no scenarios: setting its baseline changed nothing.
+        if self._compare is not None:
+            self._compare.set_baseline(index)
 
     @property
     def failed(self) -> bool:
@@ -146,7 +192,7 @@ class ResultsArea(QWidget):
 
     def _refresh_compare(self) -> None:
         # Like the explanation, the comparison table is rebuilt only while it is on screen.
-        if self._compare_stale and self.tabs.currentWidget() is self.compare:
+        if self._compare_stale and self.tabs.currentWidget() is self.compare_page:
             scenarios = self.store.document.scenarios
             tiers = [s.inputs.hardware.gpu.pricing_tier for s in scenarios]
             self.compare.set_scenarios([s.name for s in scenarios], self.store.results, tiers)
