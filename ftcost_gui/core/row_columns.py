@@ -8,11 +8,11 @@ planner's, once per checkpointing setting); the memory step reads its memory, no
 unit (the planner's, once per those); the communication its link and count, the evaluation its
 count, engine degree and bandwidth (once per those); the rest of the time plan (``plan_time``) is
 the same for every GPU of the same chosen checkpointing, rented GPUs, communication and
-evaluation but for the peak and the MFU: its run operands are bound once per those
-(``_Operands``, what ``time_cost.runner`` binds of a time plan). Each GPU then reads its
-own few numbers: the MFU default (peak, achievable fraction, bandwidth), the peak, BF16; and each
-offer runs ``runner``'s arithmetic with that peak (``_run``: a copy, operation for operation, as
-sweep.py keeps one) at its prices.
+evaluation but for the peak and the MFU: its run operands are worked out once per those
+(``time_cost.RunOperands``, what ``time_cost.runner`` binds of a time plan). Each GPU then reads
+its own few numbers: the MFU default (peak, achievable fraction, bandwidth), the peak, BF16; and
+each offer runs ``runner``'s one formula (``time_cost.bind_run``, bound once per operands) with
+that peak at its prices.
 
 A GPU plan here (``RowFloats``) holds no inputs and no time plan: nothing of 5,000 pydantic copies
 and named tuples that the row does not show. tests/core/test_row_columns.py compares every field
@@ -35,98 +35,17 @@ from .results import FlopBreakdown
 from .row_plans import RowFigures, RowPlanner, inputs_on_gpu
 from .throughput import MfuDefault, choose_mfu, default_mfu
 from .time_cost import (
-    RunTime,
-    TimePlan,
+    PeakRun,
+    RunOperands,
     billed_run_usd,
+    bind_run,
+    fixed_eval_s,
+    run_operands,
     shape_of,
     spot_factor,
     spot_run_usd,
 )
-from .units import SECONDS_PER_HOUR, TERA
-
-
-class _Operands(NamedTuple):
-    """What ``time_cost.runner`` binds of a time plan, but its peak (and the evaluation's
-    wall-clock, which reads it): the same for every GPU whose time plan differs in peak and MFU
-    only."""
-
-    num_gpus: int
-    flops: float
-    qlora: float
-    comm_flat: float | None
-    steps: float
-    comm_s_step: float
-    overlap: float
-    offload: float
-    interval: float
-    write_s: float
-    fixed: float
-    billed: int
-    extra_gpus: int
-    ev: rollout.GenerationPlan
-    ev_bw: bool
-    rl: rollout.GenerationPlan
-    no_rl: bool
-    gen_mfu: float
-
-
-def _operands(t: TimePlan) -> _Operands:
-    """``runner(t)``'s bound operands, read as it reads them."""
-    ev, rl = t.eval_gen, t.rl_gen
-    return _Operands(
-        t.num_gpus, t.total_flops, t.qlora_flat, t.comm_flat, t.steps, t.comm.seconds_per_step,
-        t.comm.overlap, t.offload_slowdown, t.ckpt_interval_s, t.ckpt_write_s, t.fixed_wall_s,
-        t.rented_gpus + t.extra_gpus, t.extra_gpus, ev,
-        ev.mode == "bandwidth" and ev.engines * ev.tp != 0, rl, rl is rollout.NO_GENERATION,
-        t.gen_mfu,
-    )  # fmt: skip
-
-
-_tuple_new = tuple.__new__
-
-
-def _run(
-    o: _Operands, peak: float, ev_s: float, mfu: float, od_price: float, shape: float | None
-) -> RunTime:
-    """``runner(t)(mfu, od_price, shape)`` of the time plan ``t`` these operands, ``peak`` and
-    ``ev_s`` (the evaluation's wall-clock where the MFU does not change it) were read from: its
-    arithmetic, operation for operation (test_row_columns.py compares them exactly)."""
-    (
-        n, flops, qlora, comm_flat, steps, comm_s_step, overlap, offload, interval, write_s,
-        fixed, billed, _, ev, ev_bw, rl, no_rl, gen_mfu,
-    ) = o  # fmt: skip
-    busy_wall_s = flops / (peak * mfu) * qlora / n
-    if comm_flat is not None:
-        comm_s = comm_flat * busy_wall_s
-    else:  # comm.exposed_s per optimizer step: max(0.0, x) written out (sweep.py)
-        exposed = comm_s_step - overlap * (busy_wall_s / steps)
-        comm_s = steps * (exposed if exposed > 0.0 else 0.0)
-    train_wall_s = (busy_wall_s + comm_s) * offload
-    compute_gpu_s = train_wall_s * n
-    writes = int(train_wall_s // interval)
-    ckpt_s = writes * write_s
-    if shape is None:
-        gen = mfu
-    else:  # min(mfu / shape, 1.0)
-        gen = mfu / shape
-        gen = 1.0 if 1.0 < gen else gen
-    if ev_bw:  # rollout.wall_s: max(a, x) written out (sweep.py)
-        rate = peak * gen * ev.tp
-        step = ev.decode_flops / rate
-        step = step if step > ev.decode_mem_s else ev.decode_mem_s
-        eval_s = ev.decode_steps * step + ev.prefill_flops / rate + ev.sync_s
-    else:
-        eval_s = ev_s
-    rl_s = 0.0 if no_rl else rollout.wall_s(rl, peak, gen, gen_mfu)
-    held_wall_s = fixed + train_wall_s + ckpt_s + eval_s + rl_s
-    held_gpu_h = billed * held_wall_s / SECONDS_PER_HOUR
-    return _tuple_new(
-        RunTime,
-        (
-            flops / compute_gpu_s, busy_wall_s, comm_s, compute_gpu_s, train_wall_s, ckpt_s,
-            writes, eval_s, rl_s, held_wall_s, held_gpu_h, held_gpu_h * od_price,
-        ),
-    )  # fmt: skip
+from .units import TERA
 
 
 class RowFloats(NamedTuple):
@@ -138,7 +57,8 @@ class RowFloats(NamedTuple):
     default: MfuDefault  # the GPU's MFU default (the MFU is chosen at each finish)
     peak: float  # FLOP/s per GPU
     ev_s: float  # the evaluation's wall-clock where the MFU does not change it
-    operands: _Operands
+    operands: RunOperands
+    run: PeakRun  # time_cost.bind_run of the operands
     flops: FlopBreakdown
     warnings: tuple[str, ...]  # the plan's
     near_limit: str | None  # the near-limit warning, after the billing's
@@ -153,7 +73,7 @@ class RowColumns(RowPlanner):
     def __init__(self, inputs: EstimateInputs, fits: GpuFits | None = None) -> None:
         super().__init__(inputs, fits)
         self._tps: dict[tuple[float, int], int] = {}  # rollout.eval_tp by GPU memory and count
-        self._operands: dict[tuple[object, ...], _Operands] = {}
+        self._operands: dict[tuple[object, ...], tuple[RunOperands, PeakRun]] = {}
 
     def plan(self, inputs: EstimateInputs, spec: GpuSpec) -> RowFloats:
         """``self(inputs_on_gpu(inputs, spec))`` as RowFloats; the inputs on the GPU are made
@@ -179,7 +99,7 @@ class RowColumns(RowPlanner):
         if comm is None:
             on_gpu = on_gpu or inputs_on_gpu(inputs, spec)
             comm = self._comms[comm_key] = _comm(on_gpu, job, n, node, overlap)
-        ops, evaluation = None, None
+        bound, evaluation = None, None
         if self._no_rollouts:  # as RowPlanner: the evaluation plan only
             tp_key = (spec.memory_gib, n)  # all rollout.eval_tp reads of a GPU
             tp = self._tps.get(tp_key)
@@ -194,23 +114,25 @@ class RowColumns(RowPlanner):
                 self._evaluations[ev_key] = evaluation
             # All the time plan reads of a GPU but its peak and MFU.
             ops_key = (ckpt, rent.gpus, comm_key, ev_key)
-            ops = self._operands.get(ops_key)
-        if ops is None:
+            bound = self._operands.get(ops_key)
+        if bound is None:
             on_gpu = on_gpu or inputs_on_gpu(inputs, spec)
             mfu = choose_mfu(None, None, d)  # the time plan's MFU: not an operand
             _, t = _trainer_time(
                 on_gpu, job, jf.flops, (n, rent, node), mfu, overlap, warnings, comm, evaluation
             )  # fmt: skip
-            ops = _operands(t)
+            ops = run_operands(t)
+            bound = ops, bind_run(ops)
             if self._no_rollouts:
-                self._operands[ops_key] = ops
+                self._operands[ops_key] = bound
+        ops, run = bound
         if not spec.bf16_supported:
             _bf16_warning(on_gpu or inputs_on_gpu(inputs, spec), warnings)
         nodes = math.ceil((rent.gpus + ops.extra_gpus) / node)
         peak = spec.bf16_tflops * TERA  # plan_time's
-        ev_s = 0.0 if ops.ev_bw else rollout.wall_s(ops.ev, peak, 1.0, ops.gen_mfu)  # runner's
+        ev_s = fixed_eval_s(ops, peak)  # runner's
         near = near_limit_text(f, hw.near_limit_fraction)
-        return RowFloats(f, n, nodes, d, peak, ev_s, ops, jf.flops, tuple(warnings), near)
+        return RowFloats(f, n, nodes, d, peak, ev_s, ops, run, jf.flops, tuple(warnings), near)
 
     def finish(
         self, inputs: EstimateInputs, p: RowFloats, spec: GpuSpec, od: float, spot: float | None
@@ -220,7 +142,7 @@ class RowColumns(RowPlanner):
         the spot bill and the warnings in ``finish``'s order."""
         eff = inputs.efficiency
         choice = choose_mfu(eff.mfu, eff.stack_efficiency, p.default)
-        rt = _run(p.operands, p.peak, p.ev_s, choice.mfu, od, shape_of(choice))
+        rt = p.run(p.peak, p.ev_s, choice.mfu, od, shape_of(choice))
         spot_usd = None
         if spot is not None:  # as price_run: held GPU-hours × F × spot price
             spot_usd = spot_run_usd(rt.held_gpu_hours, spot_factor(inputs, p.nodes), spot)

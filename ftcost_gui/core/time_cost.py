@@ -11,6 +11,7 @@ from comm.py (bytes per step over the link, less what overlaps compute), per opt
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple
 
 from . import calibration as cal
@@ -192,25 +193,74 @@ def runner(plan: TimePlan) -> Run:
     once (an MFU edit's finish runs five: finishing.Fixed keeps its plan's). ``shape``: the
     MFU default's shape when the plan's MFU is the default's, else None
     (``generation_compute_mfu``); any plan equal to ``plan`` but in its MFU choice gives the
-    same run time. The arithmetic is run_time's, operation for operation (tests/core/test_sweep.py
-    compares them exactly)."""
-    n, flops, peak, qlora = plan.num_gpus, plan.total_flops, plan.peak, plan.qlora_flat
-    comm_flat, steps = plan.comm_flat, plan.steps
-    comm_s_step, overlap = plan.comm.seconds_per_step, plan.comm.overlap
-    offload, interval, write_s = plan.offload_slowdown, plan.ckpt_interval_s, plan.ckpt_write_s
-    fixed, billed = plan.fixed_wall_s, plan.rented_gpus + plan.extra_gpus
-    ev, rl, gen_mfu = plan.eval_gen, plan.rl_gen, plan.gen_mfu
-    no_rl = rl is rollout.NO_GENERATION
+    same run time. ``bind_run``'s formula with this plan's peak (a partial: called in C)."""
+    o, peak = run_operands(plan), plan.peak
+    return partial(bind_run(o), peak, fixed_eval_s(o, peak))
+
+
+class RunOperands(NamedTuple):
+    """What ``runner`` binds of a time plan, but its peak (and the evaluation's wall-clock, which
+    reads it): the same for every GPU whose time plan differs in peak and MFU only ("Which GPU"
+    binds one per such GPUs: core/row_columns.py)."""
+
+    num_gpus: int
+    flops: float
+    qlora: float
+    comm_flat: float | None
+    steps: float
+    comm_s_step: float
+    overlap: float
+    offload: float
+    interval: float
+    write_s: float
+    fixed: float
+    billed: int
+    extra_gpus: int
+    ev: GenerationPlan
+    ev_bw: bool
+    rl: GenerationPlan
+    no_rl: bool
+    gen_mfu: float
+
+
+def run_operands(t: TimePlan) -> RunOperands:
+    """``runner(t)``'s bound operands but its peak."""
+    ev, rl = t.eval_gen, t.rl_gen
+    return RunOperands(
+        t.num_gpus, t.total_flops, t.qlora_flat, t.comm_flat, t.steps, t.comm.seconds_per_step,
+        t.comm.overlap, t.offload_slowdown, t.ckpt_interval_s, t.ckpt_write_s, t.fixed_wall_s,
+        t.rented_gpus + t.extra_gpus, t.extra_gpus, ev,
+        ev.mode == "bandwidth" and ev.engines * ev.tp != 0, rl, rl is rollout.NO_GENERATION,
+        t.gen_mfu,
+    )  # fmt: skip
+
+
+def fixed_eval_s(o: RunOperands, peak: float) -> float:
+    """The evaluation's wall-clock where the MFU does not change it (``rollout.wall_s``), else
+    0.0: its bandwidth mode is worked out at each run (``bind_run``)."""
+    return 0.0 if o.ev_bw else rollout.wall_s(o.ev, peak, 1.0, o.gen_mfu)
+
+
+# run(peak, ev_s, mfu, od_price, shape): ``bind_run``'s run of a time plan of given operands.
+PeakRun = Callable[[float, float, float, float, "float | None"], RunTime]
+
+
+def bind_run(o: RunOperands) -> PeakRun:
+    """The run time and on-demand bill of a time plan with these operands, as
+    ``run(peak, ev_s, mfu, od_price, shape)`` (``ev_s``: ``fixed_eval_s`` at that peak; ``shape``
+    as ``runner``'s): ``run_time``'s one formula, bound once per operands ("Which GPU" binds one
+    for every GPU of the same operands: core/row_columns.py). sweep.py keeps it as columns,
+    operation for operation; tests/core/test_sweep.py and test_row_columns.py compare exactly."""
+    (
+        n, flops, qlora, comm_flat, steps, comm_s_step, overlap, offload, interval, write_s,
+        fixed, billed, _, ev, ev_bw, rl, no_rl, gen_mfu,
+    ) = o  # fmt: skip
     wall_s = rollout.wall_s
-    # The evaluation's rollout.wall_s: its value where the MFU does not change it, else its
-    # bandwidth mode's operands (the same operations, without a call a run).
-    ev_bw = ev.mode == "bandwidth" and ev.engines * ev.tp != 0
-    ev_s = 0.0 if ev_bw else wall_s(ev, peak, 1.0, gen_mfu)
     ev_tp, ev_mem_s, ev_flops, ev_steps, ev_prefill, ev_sync = (
         ev.tp, ev.decode_mem_s, ev.decode_flops, ev.decode_steps, ev.prefill_flops, ev.sync_s
     )  # fmt: skip
 
-    def run(mfu: float, od_price: float, shape: float | None) -> RunTime:
+    def run(peak: float, ev_s: float, mfu: float, od_price: float, shape: float | None) -> RunTime:
         busy_wall_s = flops / (peak * mfu) * qlora / n
         if comm_flat is not None:
             comm_s = comm_flat * busy_wall_s

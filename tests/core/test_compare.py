@@ -280,7 +280,7 @@ def test_offers_at_other_prices_share_a_plan_and_give_the_same_rows(monkeypatch)
     rows = c.rows(inputs, base + variants)
     assert (c.plans, c.finishes) == (len(base), len(base) + len(variants))
     # A time plan is made once per GPU count, rented GPUs, link and evaluation among the plans
-    # (row_columns._Operands), never per offer.
+    # (time_cost.RunOperands), never per offer.
     assert 0 < len(timed) == len(c._columns._operands) <= len(base)
     # The spot factor: once per offer with a spot price (none for a GPU without one).
     offers = base + variants
@@ -406,7 +406,7 @@ def test_the_comparers_plans_skip_the_layouts_and_breakdowns(monkeypatch):
     assert inputs.training.checkpointing == "auto"
     comparer = GpuComparer()
     rows = comparer.rows(inputs, [offer(g) for g in builtin_catalog().gpus])
-    # One time plan per GPU count, rented GPUs, link and evaluation (row_columns._Operands).
+    # One time plan per GPU count, rented GPUs, link and evaluation (time_cost.RunOperands).
     made = len(comparer._columns._operands)
     assert calls == {"_layout": 0, "_trainer_time": made, "memory_per_gpu": 0}
     assert comparer.plans == len(rows) and 0 < made <= len(rows)
