@@ -23,7 +23,7 @@ from .plan import Plan, RowPlan
 from .remembered import GpuFits, plan_key
 from .results import EstimateResult, MemoryBreakdown, made
 from .row_columns import RowColumns, RowFloats
-from .row_plans import Finisher, RowFigures, finisher, inputs_on_gpu
+from .row_plans import RowFigures, finish_prices, inputs_on_gpu
 from .units import SECONDS_PER_HOUR, TERA
 
 _GPU_FIELDS = frozenset(GpuSpec.model_fields)
@@ -122,17 +122,13 @@ def comparison_row(
     )  # fmt: skip
 
 
-def offer_row(p: Plan | RowPlan, o: Offer, finish: Finisher | None = None) -> GpuComparison:
+def offer_row(p: Plan | RowPlan, o: Offer) -> GpuComparison:
     """``comparison_row(finish(p on o's GPU), o)`` from a plan (or row plan) of any offer with
     ``o``'s facts: the same figures, priced at the offer's prices by ``finish_prices`` (no result
-    models). ``finish``: ``finisher(p)``, when the caller keeps one for the plan's offers.
-    (GpuComparer takes the float-column path, ``row_columns``: the same rows.)"""
+    models). (GpuComparer takes the float-column path, ``row_columns``: the same rows.)"""
     spec = o.spec
-    if finish is None:
-        finish = finisher(p)
-    return _priced(
-        o, p.memory, p.time.num_gpus, finish(spec.on_demand_usd_per_hour, spec.spot_usd_per_hour)
-    )
+    f = finish_prices(p, spec.on_demand_usd_per_hour, spec.spot_usd_per_hour)
+    return _priced(o, p.memory, p.time.num_gpus, f)
 
 
 def _priced(o: Offer, m: Fit | MemoryBreakdown, num_gpus: int, f: RowFigures) -> GpuComparison:

@@ -138,8 +138,8 @@ class RowColumns(RowPlanner):
         self, inputs: EstimateInputs, p: RowFloats, spec: GpuSpec, od: float, spot: float | None
     ) -> RowFigures:
         """``finish_prices`` of the row plan ``p`` is of ``inputs_on_gpu(inputs, spec)`` at
-        these prices: the MFU chosen at the inputs' efficiency (as ``row_plan_at``), the run,
-        the spot bill and the warnings in ``finish``'s order."""
+        these prices: the MFU chosen at the inputs' efficiency (as ``estimate`` does for a
+        remembered plan), the run, the spot bill and the warnings in ``finish``'s order."""
         eff = inputs.efficiency
         choice = choose_mfu(eff.mfu, eff.stack_efficiency, p.default)
         rt = p.run(p.peak, p.ev_s, choice.mfu, od, shape_of(choice))

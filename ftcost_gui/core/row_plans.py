@@ -10,7 +10,6 @@ arithmetic); tests/core/test_row_plan.py and test_compare.py compare them with t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import NamedTuple
 
 from . import alignment, rollout
@@ -34,18 +33,13 @@ from .memory_step import Fit, MemoryInputs, fit_warnings
 from .plan import JobFlops, Plan, RowPlan
 from .remembered import GpuFits, fit
 from .results import copied
-from .throughput import choose_mfu
 from .time_cost import (
     RunTime,
-    TimePlan,
     billed_run_usd,
-    generation_shape,
-    runner,
+    run_time,
     spot_factor,
     spot_run_usd,
 )
-
-_TIME_MFU = TimePlan._fields.index("mfu")
 
 
 def inputs_on_gpu(inputs: EstimateInputs, spec: GpuSpec) -> EstimateInputs:
@@ -168,17 +162,6 @@ class _RowMemory(NamedTuple):
     warnings: tuple[str, ...]
 
 
-def row_plan_at(p: RowPlan, inputs: EstimateInputs) -> RowPlan:
-    """``row_plan(inputs)`` from the row plan of inputs equal to ``inputs`` in everything a plan
-    reads (``remembered.plan_key``): the MFU chosen again at the inputs' efficiency, as
-    ``_at_mfu`` does for a remembered plan (an MFU edit: "Which GPU" finishes its rows only)."""
-    eff, t = inputs.efficiency, p.time
-    choice = choose_mfu(eff.mfu, eff.stack_efficiency, t.mfu.default)
-    if choice != t.mfu:
-        t = TimePlan._make((*t[:_TIME_MFU], choice, *t[_TIME_MFU + 1 :]))
-    return RowPlan(inputs, p.tokens, p.flops, p.memory, t, p.nodes, p.warnings)
-
-
 def _near_limit_warning(p: Plan | RowPlan, warnings: list[str]) -> None:
     told = near_limit_warning(p)
     if told is not None:
@@ -197,61 +180,16 @@ def finish_prices(p: Plan | RowPlan, od: float, spot: float | None) -> RowFigure
     """``finish`` of a plan of this GPU at these prices, only the figures a comparison row shows:
     the same run time, spot cost and warnings in the same order (tests/core/test_compare.py
     compares them with ``finish``), without the breakdowns and result models (issue 17: a
-    5,000-row catalog is 5,000 of these per edit)."""
-    return finisher(p)(od, spot)
-
-
-# finisher(p)(od, spot): ``finish_prices(p, od, spot)``.
-Finisher = Callable[[float, "float | None"], RowFigures]
-
-
-def finisher(p: Plan | RowPlan) -> Finisher:
-    """``finish_prices`` of one plan at many prices ("Which GPU": the offers of one GPU from
-    many providers, regions and tiers share its plan)."""
-    return _Finisher(p)
-
-
-class _Finisher:
-    """``finisher(p)``: what no price changes — the run time's MFU-free operands
-    (``time_cost.runner``), the near-limit warning and the checks', the spot factor when a price
-    first asks for it — worked out once, the same functions in the same order for the same
-    figures. One object (slots, no closure cells: a catalog of 5,000 distinct GPUs makes one
-    per row)."""
-
-    __slots__ = (
-        "_after",
-        "_factor",
-        "_head",
-        "_inputs",
-        "_mfu",
-        "_nodes",
-        "_plain",
-        "_run",
-        "_shape",
-    )
-
-    def __init__(self, p: Plan | RowPlan) -> None:
-        inputs, t = p.inputs, p.time
-        self._inputs, self._nodes, self._run, self._mfu = inputs, p.nodes, runner(t), t.mfu.mfu
-        self._shape = generation_shape(t)
-        self._factor: float | None = None
-        # The warnings after the billing's (the only one a price changes), in finish's order.
-        after: list[str] = []
-        _near_limit_warning(p, after)
-        step_check(inputs, p.tokens, p.flops, t.num_gpus, t.peak, after)
-        measured_mfu(inputs, p.flops, t.peak, after)
-        self._head, self._after, self._plain = p.warnings, after, (*p.warnings, *after)
-
-    def __call__(self, od: float, spot: float | None) -> RowFigures:
-        rt = self._run(self._mfu, od, self._shape)
-        spot_usd = None
-        if spot is not None:  # as price_run: held GPU-hours × F × spot price
-            factor = self._factor
-            if factor is None:
-                factor = self._factor = spot_factor(self._inputs, self._nodes)
-            spot_usd = spot_run_usd(rt.held_gpu_hours, factor, spot)
-        billed: list[str] = []
-        billed_run_usd(self._inputs, rt.on_demand_usd, spot_usd, billed)
-        if not billed:
-            return RowFigures(rt, spot_usd, self._plain)
-        return RowFigures(rt, spot_usd, (*self._head, *billed, *self._after))
+    5,000-row catalog is 5,000 of these per edit; GpuComparer takes the float-column path,
+    ``row_columns``, which gives the same figures)."""
+    inputs = p.inputs
+    warnings = list(p.warnings)
+    rt = run_time(p.time, p.time.mfu.mfu, od)
+    spot_usd = None
+    if spot is not None:  # as price_run: held GPU-hours × F × spot price
+        spot_usd = spot_run_usd(rt.held_gpu_hours, spot_factor(inputs, p.nodes), spot)
+    billed_run_usd(inputs, rt.on_demand_usd, spot_usd, warnings)
+    _near_limit_warning(p, warnings)
+    step_check(inputs, p.tokens, p.flops, p.time.num_gpus, p.time.peak, warnings)
+    measured_mfu(inputs, p.flops, p.time.peak, warnings)
+    return RowFigures(rt, spot_usd, tuple(warnings))

@@ -313,7 +313,7 @@ def test_the_comparers_row_path_gives_the_whole_estimates_rows(edits):
     for section, values in edits.items():
         d[section].update(values)
     inputs = EstimateInputs.model_validate(d)
-    offers = _offers() + _other_prices(_offers()[:6])  # plans shared: one finisher per plan
+    offers = _offers() + _other_prices(_offers()[:6])  # offers sharing their plans
     rows = GpuComparer().rows(inputs, offers)
     assert any(r.warnings for r in rows)
     for o, r in zip(offers, rows, strict=True):
