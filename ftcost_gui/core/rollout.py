@@ -119,6 +119,12 @@ def wall_s(plan: GenerationPlan, peak: float, mfu: float, gen_mfu: float) -> flo
     return plan.decode_steps * step + plan.prefill_flops / rate + plan.sync_s
 
 
+def reads_mfu(plan: GenerationPlan) -> bool:
+    """Whether ``wall_s`` of the plan changes with the training MFU (bandwidth mode with engines):
+    elsewhere it is one figure per plan, worked out once (time_cost.runner, sweep.py)."""
+    return plan.mode == "bandwidth" and plan.engines * plan.tp != 0
+
+
 def decode_wall_s(plan: GenerationPlan, peak: float, mfu: float) -> float:
     """Decoding alone (bandwidth mode)."""
     if plan.mode != "bandwidth":

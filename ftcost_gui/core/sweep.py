@@ -179,7 +179,7 @@ def _plus_generation(t: TimePlan, mfus: Sequence[float], walls: list[float]) -> 
 
 def _mfu_free_s(g: rollout.GenerationPlan, t: TimePlan) -> float | None:
     """``rollout.wall_s(g, ...)`` where the MFU does not change it, else None (bandwidth mode)."""
-    if g.mode == "bandwidth" and g.engines * g.tp != 0:
+    if rollout.reads_mfu(g):
         return None
     return rollout.wall_s(g, t.peak, 1.0, t.gen_mfu)
 

@@ -230,7 +230,7 @@ def run_operands(t: TimePlan) -> RunOperands:
         t.num_gpus, t.total_flops, t.qlora_flat, t.comm_flat, t.steps, t.comm.seconds_per_step,
         t.comm.overlap, t.offload_slowdown, t.ckpt_interval_s, t.ckpt_write_s, t.fixed_wall_s,
         t.rented_gpus + t.extra_gpus, t.extra_gpus, ev,
-        ev.mode == "bandwidth" and ev.engines * ev.tp != 0, rl, rl is rollout.NO_GENERATION,
+        rollout.reads_mfu(ev), rl, rl is rollout.NO_GENERATION,
         t.gen_mfu,
     )  # fmt: skip
 
