@@ -21,13 +21,14 @@ from .forked import ImageWorker
 from .html import html_but_charts, report_html, write_html
 from .markdown import write_markdown
 
-# CPU of a report's parts (issue 17, measured at 200 scenarios): per scenario, the cost plot's
-# curves ~5 ms, the memory plot's bars ~2.4 ms, the HTML ~2.5 ms; the plan search and its three
-# plots ~0.85 s whatever the number of scenarios. A forked child (report/forked.py) draws the
-# cost plot, the biggest single piece, and the memory plot too where that evens the two
-# processes' work out (not without a plan section, nor at many hundreds of scenarios).
-_MS_PER_SCENARIO = {"cost": 5.0, "memory": 2.4, "html": 2.5}
-_PLAN_MS = 850.0
+# CPU of a report's parts (issue 17, measured at 200 scenarios, painted without Qt's thread
+# pool: SERIAL_FILLS): per scenario, the cost plot's curves ~3 ms, the memory plot's bars
+# ~1.4 ms, the HTML ~2 ms; the plan search and its three plots ~0.6 s whatever the number of
+# scenarios. A forked child (report/forked.py) draws the cost plot, the biggest single piece,
+# and the memory plot too where that evens the two processes' work out (not without a plan
+# section, nor at many hundreds of scenarios).
+_MS_PER_SCENARIO = {"cost": 3.0, "memory": 1.4, "html": 2.0}
+_PLAN_MS = 600.0
 # Whatever the number of scenarios: the child inherits Qt's modules (load_qt before the fork), so
 # its own start is its QApplication and the pages it copies, ~60 ms CPU; a report of 1, 3 or 20
 # scenarios still drew ~0.4-0.5 s of the plots' CPU off the parent's path.
@@ -50,8 +51,19 @@ MARGIN_MM = 15.0
 PLOT_SIZE = (680, 390)  # logical px; drawn at 2× for print
 
 
+# Qt's raster engine hands a fill of many spans (each antialiased curve of a plot at 2x) to its
+# GUI thread pool in segments and waits for them (qdrawhelper's QT_THREAD_PARALLEL_FILLS). The
+# hand-off costs more than the fill: the 200-scenario cost plot drew in ~700 ms CPU, ~500
+# without the pool, the memory plot ~300 -> ~240 (issue 17), and a forked report already keeps
+# both CPUs busy. Qt reads the variable once, when a fill first asks for the
+# pool, so it is set where the report creates the process's QApplication (the CLI, its forked
+# child), not in the window's. The same pixels: each fill runs the same function in one thread.
+SERIAL_FILLS = ("QT_NO_GUI_THREADPOOL", "1")
+
+
 def ensure_qapp():
-    """The running QApplication, or a new one (offscreen when there is no display)."""
+    """The running QApplication, or a new one (offscreen when there is no display; painting in
+    this thread alone, ``SERIAL_FILLS``)."""
     if (
         "QT_QPA_PLATFORM" not in os.environ
         and sys.platform.startswith("linux")
@@ -62,6 +74,7 @@ def ensure_qapp():
 
     app = QApplication.instance()
     if app is None:
+        os.environ.setdefault(*SERIAL_FILLS)
         app = QApplication([sys.argv[0] if sys.argv else "ftcost"])
     return app
 

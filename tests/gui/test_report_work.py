@@ -318,3 +318,35 @@ def test_the_child_takes_the_memory_plot_where_it_evens_the_work_out():
     assert forked_images(40, plan=True) == ("cost", "memory")
     assert forked_images(200, plan=False) == ("cost",)  # no plan: the parent has less to do
     assert forked_images(1000, plan=True) == ("cost",)  # the child would then be the slower
+
+
+REPORT_THREADS = r"""
+import json, os, sys
+import ftcost_gui.report.forked as forked
+forked.can_fork = lambda: False  # every image drawn in this process
+from ftcost_gui.cli import main
+rc = main(["report", sys.argv[1], "--html", sys.argv[2]])
+names = [open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task")]
+print(json.dumps({"rc": rc, "threads": names}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="threads listed by /proc")
+def test_the_cli_report_paints_without_qts_thread_pool(tmp_path):
+    """The report's QApplication paints each fill in its own thread (render.SERIAL_FILLS): Qt's
+    pool started threads for the plots' curves and cost more CPU than it saved (issue 17)."""
+    import json
+    import os
+    import subprocess
+
+    path = tmp_path / "s.ftcost"
+    save_document(path, _document(3))
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FTCOST_CONFIG_DIR": str(tmp_path)}
+    env.pop("QT_NO_GUI_THREADPOOL", None)
+    out = subprocess.run(
+        [sys.executable, "-c", REPORT_THREADS, str(path), str(tmp_path / "r.html")],
+        capture_output=True, text=True, check=True, env=env,
+    )  # fmt: skip
+    got = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
+    assert got["rc"] == 0
+    assert [name for name in got["threads"] if name.startswith("Thread (pooled)")] == []
