@@ -102,8 +102,8 @@ class ComparisonModel(QAbstractTableModel):
         self.fastest: GpuComparison | None = None
         self._ranks: list[int | None] = []
         self._texts: dict[int, list[str]] = {}  # made when a row is first shown
-        self._bold = QFont()
-        self._bold.setBold(True)
+        self.bold_font = QFont()  # the cheapest row's (the table's column widths measure it)
+        self.bold_font.setBold(True)
 
     def set_rows(
         self,
@@ -177,7 +177,7 @@ class ComparisonModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and col in _NUMERIC:
             return _RIGHT
         if role == Qt.ItemDataRole.FontRole and r is self.cheapest:
-            return self._bold
+            return self.bold_font
         if role == Qt.ItemDataRole.ForegroundRole and not r.fits:
             return QBrush(GREY_TEXT)
         if role == Qt.ItemDataRole.ToolTipRole and col == COL_GPU:

@@ -30,17 +30,17 @@ from ...core.catalog import BUILTIN_ORIGIN, TIER_LABELS
 from ...core.compare import GpuComparison, ranking
 from ...core.units import SECONDS_PER_HOUR, fmt_hours, fmt_usd
 from ..muted_label import MutedLabel
-from ..widgets import RowTable
 from .cost_chart import CostBarChart, legend_html
 from .which_gpu_model import COL_ORIGIN, COL_PROVIDER, COL_TIER, ComparisonModel
+from .which_gpu_table import ComparisonTable
 
 CHART_MIN_WIDTH = 230
 CHART_MIN_SHARE = 0.4  # of the tab's width, when the table cannot have all it asks for
 ALL = ""  # the filters' "all" entry
 NOT_STATED = "\0none"  # the provider filter's entry for rows of no stated provider
 QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's largest widget size
-_SIZED_ROWS = 64  # columns are sized to the rows on screen and this many more (200 cost
-# ~0.15 s of a 5,000-row first show; a catalog of up to ~100 rows is still measured whole)
+_SIZED_ROWS = 64  # columns are sized to the rows on screen and this many more (a catalog of
+# up to ~100 rows is measured whole); which_gpu_table measures them from the model's texts
 
 
 class GpuCompareView(QWidget):
@@ -101,10 +101,9 @@ class GpuCompareView(QWidget):
         bar.addWidget(self.use_button)
         lay.addLayout(bar)
 
-        t = self.table = RowTable(self)
+        t = self.table = ComparisonTable(self.model, self)
         t.setObjectName("compare_table")
         t.setAccessibleName("GPUs compared for this job")
-        t.setModel(self.model)
         t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
