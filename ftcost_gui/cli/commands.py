@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import gc
 import os
 import sys
 from collections.abc import Callable
@@ -355,8 +356,22 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (0 ok, 2 bad input)."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Run the CLI; returns the exit status (0 ok, 2 bad input). Without ``argv`` it is the
+    process's entry (``ftcost``, ``python -m ftcost_gui.cli``), which ends when it returns: its
+    objects are then frozen out of the cycle collector, so that exiting frees what reference
+    counts free and leaves the rest to the OS. Python's exit collects every cycle it finds
+    (every module, class and Qt wrapper): ~0.2-0.3 s of CPU after a 200-scenario report, ~0.1 s
+    after the report's imports alone (issue 17). Nothing needs a finalizer then: files are
+    written and closed before a command returns; atexit handlers and stdout flushing still run."""
+    if argv is not None:
+        return _main(list(argv))
+    try:
+        return _main(sys.argv[1:])
+    finally:
+        gc.freeze()
+
+
+def _main(argv: list[str]) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
