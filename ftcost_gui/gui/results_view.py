@@ -24,7 +24,7 @@ from ..core.results import EstimateResult
 from ..present.figures import HEADLINES, breakdown_rows, headline_texts
 from ..present.ranges import headline_ranges
 from .muted_label import MutedLabel
-from .wrapped_label import WrappedLabel
+from .wrapped_label import SelectableWrappedLabel
 
 __all__ = ["HEADLINES", "BreakdownTable", "HeadlineView", "breakdown_rows", "headline_texts"]
 
@@ -141,9 +141,8 @@ class HeadlineCard(QFrame):
         self.value = FitLabel("—", VALUE_SCALE, VALUE_FLOOR, self)
         self.value.setObjectName(f"value_{key}")
         self.value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.detail = WrappedLabel("", self)
+        self.detail = SelectableWrappedLabel("", self)  # selectable once the mouse is over it
         self.detail.setObjectName(f"detail_{key}")
-        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # low–high (core/ranges.py) on the caption's line, right-aligned, where the line has room
         # for it (a line of its own would take the plots' height at 1024×700); the tooltip always
         # has it, with where the band comes from.
