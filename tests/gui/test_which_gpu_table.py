@@ -128,3 +128,56 @@ def test_column_hints_are_qts_in_every_state(window):
     _same_as_qts(t)
     t.hide()
     _same_as_qts(t)
+
+
+def _painted(widgets):
+    """Paint events per widget (by name) while the filter is installed."""
+    from PySide6.QtCore import QEvent, QObject
+
+    counts = dict.fromkeys(widgets, 0)
+
+    class Paints(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                for key, widget in widgets.items():
+                    if obj is widget:
+                        counts[key] += 1
+            return False
+
+    return counts, Paints()
+
+
+def test_a_large_catalogs_first_show_paints_each_widget_once_per_state(window, qtbot):
+    """Sliced first show of 150 rows: while it compares, the page's widgets are painted once
+    (the updates and layouts showing them posted are delivered before the tab switch's paint;
+    3179654 painted the header and the empty viewport twice); once the table is complete, its
+    viewport is painted once (the reset's items layout and the columns' resize are done before
+    that paint; 3179654 painted it twice, ~30 ms each with 5,036 rows)."""
+    CatalogStore().save(_offers(150))
+    window.panels["hardware"].catalog.set_active("Offers")
+    ui = window.addons["catalogs"]
+    tab = ui.which_gpu
+    view = tab.ensure_view()
+    t = view.table
+    widgets = {
+        "header": t.horizontalHeader().viewport(),
+        "tab bar": window.results.tabs.tabBar(),
+        "viewport": t.viewport(),
+    }
+    counts, counter = _painted(widgets)
+    QApplication.instance().installEventFilter(counter)
+    try:
+        ui.show_compare()
+        assert tab._job is not None  # sliced
+        while tab._job is not None:
+            QApplication.processEvents()
+        comparing = dict(counts)
+        for key in counts:
+            counts[key] = 0
+        for _ in range(4):
+            QApplication.processEvents()
+    finally:
+        QApplication.instance().removeEventFilter(counter)
+    assert view.model.rowCount() == 186
+    assert comparing == {"header": 1, "tab bar": 1, "viewport": 1}, comparing
+    assert counts["viewport"] == 1, counts

@@ -12,7 +12,7 @@ column by column, in every state they show.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QStyle, QWidget
@@ -28,6 +28,32 @@ class ComparisonTable(RowTable):
         super().__init__(parent)
         self.comparison_model = model
         self.setModel(model)
+
+    def set_columns(self, hidden: Mapping[int, bool], fit: bool) -> bool:
+        """Hide and show columns (``hidden``), fit their widths to the rows when ``fit`` or a
+        column came or went; the table's geometry is brought up to date at once. Returns
+        whether a column came or went.
+
+        Qt repaints resized (or hidden) columns from a zero timer (``QTableView::columnResized``)
+        that fires after the next paint: the viewport was painted twice (~30 ms each) when the
+        table was first filled. The header's signals are held meanwhile; the scroll bars and
+        viewport are updated here instead, before that paint."""
+        header = self.horizontalHeader()
+        held = header.blockSignals(True)
+        changed = False
+        try:
+            for column, hide in hidden.items():
+                if self.isColumnHidden(column) != hide:
+                    self.setColumnHidden(column, hide)
+                    changed = True
+            if fit or changed:
+                self.resizeColumnsToContents()
+        finally:
+            header.blockSignals(held)
+        if fit or changed:
+            self.updateGeometries()
+            self.viewport().update()
+        return changed
 
     def sampled_rows(self) -> Iterator[int]:
         """The rows ``QTableView::sizeHintForColumn`` measures: those on screen, then above and

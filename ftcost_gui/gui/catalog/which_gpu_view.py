@@ -257,13 +257,14 @@ class GpuCompareView(QWidget):
         no_provider = all(not r.provider and not r.region for r in self.comparisons)
         one_tier = len({r.pricing_tier for r in self.comparisons}) <= 1
         hidden = {COL_ORIGIN: builtin_only, COL_PROVIDER: no_provider, COL_TIER: one_tier}
-        for col, hide in hidden.items():
-            if t.isColumnHidden(col) != hide:
-                t.setColumnHidden(col, hide)  # as the CLI: shown when there is something to say
-                self._sized = self._columns_sized = False
-        if not self._columns_sized:  # once per catalog: an edit keeps the widths (and yours)
-            t.resizeColumnsToContents()
-            self._columns_sized = True
+        # As the CLI: a column is shown when there is something to say. The widths are fitted
+        # once per catalog (or set of columns): an edit keeps them (and yours).
+        if t.set_columns(hidden, fit=not self._columns_sized):
+            self._sized = False  # the splitter too
+        self._columns_sized = True
+        # The reset's items layout, which Qt runs on the table's next paint, now: run there it
+        # asks for a second paint of the whole viewport (QAbstractItemView::doItemsLayout).
+        t.executeDelayedItemsLayout()
         t.setUpdatesEnabled(True)
         self._size_splitter()
         if current_id is not None:
