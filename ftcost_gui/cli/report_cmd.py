@@ -173,7 +173,9 @@ def _run(args: argparse.Namespace) -> int:
 
     from ..report import Report
     from ..report.forked import can_fork, start_images
-    from ..report.render import forked_images, load_qt, plot_images
+    from ..report.render import forked_images, load_qt, plot_images, serial_blas
+
+    serial_blas()  # before the plots load numpy (load_qt, or plot_images without a fork)
 
     # One clean line: a title is shown in the report, whatever bytes the shell passed.
     title = plain(getattr(args, "title", None) or "").strip() or plain(Path(args.file).stem)

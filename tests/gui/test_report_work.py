@@ -327,14 +327,16 @@ forked.can_fork = lambda: False  # every image drawn in this process
 from ftcost_gui.cli import main
 rc = main(["report", sys.argv[1], "--html", sys.argv[2]])
 names = [open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task")]
-print(json.dumps({"rc": rc, "threads": names}))
+main_name = open("/proc/self/comm").read().strip()
+print(json.dumps({"rc": rc, "threads": names, "main": main_name}))
 """
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="threads listed by /proc")
 def test_the_cli_report_paints_without_qts_thread_pool(tmp_path):
     """The report's QApplication paints each fill in its own thread (render.SERIAL_FILLS): Qt's
-    pool started threads for the plots' curves and cost more CPU than it saved (issue 17)."""
+    pool started threads for the plots' curves and cost more CPU than it saved; and numpy's
+    OpenBLAS starts no worker thread (render.SERIAL_BLAS) (issue 17)."""
     import json
     import os
     import subprocess
@@ -343,6 +345,7 @@ def test_the_cli_report_paints_without_qts_thread_pool(tmp_path):
     save_document(path, _document(3))
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FTCOST_CONFIG_DIR": str(tmp_path)}
     env.pop("QT_NO_GUI_THREADPOOL", None)
+    env.pop("OPENBLAS_NUM_THREADS", None)
     out = subprocess.run(
         [sys.executable, "-c", REPORT_THREADS, str(path), str(tmp_path / "r.html")],
         capture_output=True, text=True, check=True, env=env,
@@ -350,3 +353,5 @@ def test_the_cli_report_paints_without_qts_thread_pool(tmp_path):
     got = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
     assert got["rc"] == 0
     assert [name for name in got["threads"] if name.startswith("Thread (pooled)")] == []
+    # nor a BLAS worker beside the main thread (OpenBLAS's threads carry the process's name)
+    assert got["threads"].count(got["main"]) == 1
