@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 
 from ftcost_gui.charts.axis import FastAxis, hline_pixels
 
@@ -210,3 +210,63 @@ def test_a_plots_hidden_axes_set_their_titles_once(qtbot, monkeypatch):
         item.setXRange(0, y_max / 3)
         plot.settle()
     assert calls == [], calls
+
+
+@pytest.fixture
+def specs_made(monkeypatch):
+    """generateDrawSpecs runs, by axis orientation."""
+    made: list[str] = []
+    generate = pg.AxisItem.generateDrawSpecs
+
+    def counting(axis, painter):
+        made.append(axis.orientation)
+        return generate(axis, painter)
+
+    monkeypatch.setattr(pg.AxisItem, "generateDrawSpecs", counting)
+    return made
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_an_axis_given_a_range_again_draws_the_specs_it_worked_out(qapp, dark, specs_made):
+    """A range the axis showed before (a sequence length edited back) draws the specs worked
+    out then: no ticks or labels worked out again, and the same image as pyqtgraph's axes.
+    What else the specs come from — pens, tick font, size, the ticks given — works them out
+    again."""
+    plots = [_plot(pg.AxisItem, dark), _plot(FastAxis, dark)]
+    for widget in plots:
+        widget.show()
+    qapp.processEvents()
+
+    def same_images(step) -> None:
+        images = [widget.grab().toImage() for widget in plots]
+        assert images[0] == images[1], step
+
+    fast = plots[1].getPlotItem().getAxis("left")
+    for round_ in range(3):
+        for y_max in (9.5, 41.3, 0.07):
+            for widget in plots:
+                widget.getPlotItem().setYRange(0, y_max, padding=0)
+            specs_made.clear()
+            same_images((round_, y_max))
+            if round_ > 0:  # pyqtgraph's axis works its specs out; ours does not
+                assert specs_made == ["left"] and fast.picture is not None, (round_, y_max)
+    changes = [  # (what, the change, whether the specs depend on it)
+        ("pen", lambda axis: axis.setPen(pg.mkPen("#d55e00")), True),
+        ("text pen", lambda axis: axis.setTextPen(pg.mkPen("#0072b2")), False),
+        ("font", lambda axis: axis.setStyle(tickFont=QFont("Sans Serif", 13)), True),
+        ("ticks", lambda axis: axis.setTicks([[(0.0, "none"), (0.05, "some")]]), True),
+        ("offset", lambda axis: axis.setStyle(tickTextOffset=9), True),
+    ]
+    for name, change, specs_change in changes:
+        for widget in plots:
+            change(widget.getPlotItem().getAxis("left"))
+        specs_made.clear()
+        same_images(name)
+        assert specs_made.count("left") == 1 + specs_change, name  # pyqtgraph's (and ours)
+    for widget in plots:
+        widget.resize(460, 330)
+    specs_made.clear()
+    same_images("resized")
+    assert specs_made.count("left") == 2
+    for widget in plots:
+        widget.close()
