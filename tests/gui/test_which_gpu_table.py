@@ -1,15 +1,15 @@
 """The "Which GPU" table's column widths: Qt's widths, measured from the model's texts.
 
 ``ComparisonTable.sizeHintForColumn`` replaces Qt's (which measured each sampled cell through
-the delegate: eight ``data()`` calls and a text layout a cell). These tests count the work (no
-cell asked of the model while the columns are sized) and compare the hints with Qt's own
+the delegate: eight ``data()`` calls and a text layout a cell). These tests count the work (one
+cell a column asked of the model while the columns are sized: the widest, for the style's own
+margins) and compare the hints with Qt's own
 ``QTableView.sizeHintForColumn``, column by column, in the states the window shows.
 """
 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QTableView
 
 from ftcost_gui.core.catalog import GpuCatalog
@@ -47,12 +47,12 @@ def _offers(n: int) -> GpuCatalog:
 
 @pytest.fixture
 def asked(monkeypatch):
-    """The roles the table's model was asked for, in order."""
-    roles: list[int] = []
+    """(row, column, role) of each cell the table's model was asked for, in order."""
+    roles: list[tuple[int, int, int]] = []
     real = which_gpu_model.ComparisonModel.data
 
     def counting(self, index, role=0):
-        roles.append(role)
+        roles.append((index.row(), index.column(), role))
         return real(self, index, role)
 
     monkeypatch.setattr(which_gpu_model.ComparisonModel, "data", counting)
@@ -78,24 +78,29 @@ def _same_as_qts(table) -> None:
     header.setResizeContentsPrecision(64)
 
 
-def test_columns_are_sized_without_asking_the_model_for_a_cell(window, asked, monkeypatch):
-    """A 300-row first show sizes its columns from the cached texts: Qt's sizing asked the
-    model 8 roles for each of 64 sampled rows × the visible columns (5,632 calls for 11)."""
+def test_columns_are_sized_asking_the_model_for_one_cell_a_column(window, asked, monkeypatch):
+    """A 300-row first show sizes its columns from the cached texts and measures the widest cell
+    of each column through the delegate: Qt's sizing asked the model 8 roles for each of 64
+    sampled rows × the visible columns (5,632 calls for 11)."""
     from ftcost_gui.gui.catalog import which_gpu_view
 
-    filled: list[int] = []
+    cells_asked: list[set[tuple[int, int]]] = []
     real_fill = which_gpu_view.GpuCompareView._fill
 
     def fill(self, *args):
         before = len(asked)
         real_fill(self, *args)
-        filled.append(len(asked) - before)
+        cells_asked.append({(row, col) for row, col, _role in asked[before:]})
 
     monkeypatch.setattr(which_gpu_view.GpuCompareView, "_fill", fill)
     view = _shown(window, 300)
-    assert view.model.rowCount() == 336 and filled and set(filled) == {0}
-    assert Qt.ItemDataRole.SizeHintRole not in asked  # no delegate measured a cell
     t = view.table
+    shown = [c for c in range(13) if not t.isColumnHidden(c)]
+    assert view.model.rowCount() == 336 and len(shown) >= 10
+    assert cells_asked and all(len(cells) <= len(shown) for cells in cells_asked)
+    assert any(cells for cells in cells_asked)  # the columns were sized
+    for cells in cells_asked:  # one cell of each column at most
+        assert len({col for _row, col in cells}) == len(cells)
     # The widths are Qt's: the larger of the header's hint and the cells' (Qt's measure).
     for c in range(13):
         if not t.isColumnHidden(c):

@@ -1,12 +1,13 @@
-"""The "Which GPU" table view: its columns are sized from the model's texts, not by the delegate.
+"""The "Which GPU" table view: its columns are sized from the model's texts, not cell by cell.
 
 ``resizeColumnsToContents`` asks ``sizeHintForColumn`` of each column. Qt's measures each
 sampled cell through the delegate: eight ``data()`` calls into Python and a text layout per cell
-(704 cells, ~45 ms of a 5,036-row first show). This one measures the same cells (the same rows,
-chosen as ``QTableView::sizeHintForColumn`` chooses them) with the same arithmetic
-(``QCommonStyle``'s item size: the text's advance rounded up, a focus-frame margin each side;
-the grid's pixel) from the model's cached texts and its bold row. Tests compare it with Qt's,
-column by column, in every state they show.
+(704 cells, ~45 ms of a 5,036-row first show). This one samples the same cells (the same rows,
+chosen as ``QTableView::sizeHintForColumn`` chooses them), ranks them by their text's advance
+(the model's cached texts; the bold cheapest row in its font) and measures only the widest
+through the delegate: what a style adds around a cell's text (``QCommonStyle``: a focus-frame
+margin each side; macOS's and Windows' styles their own) is then the style's own. Tests compare
+it with Qt's, column by column, in every state they show.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import math
 from collections.abc import Iterator, Mapping
 
 from PySide6.QtGui import QFontMetricsF
-from PySide6.QtWidgets import QStyle, QWidget
+from PySide6.QtWidgets import QWidget
 
 from ..widgets import RowTable
 from .which_gpu_model import ComparisonModel
@@ -91,11 +92,14 @@ class ComparisonTable(RowTable):
         self.ensurePolished()
         plain = QFontMetricsF(self.font())
         bold = QFontMetricsF(model.bold_font.resolve(self.font()))
-        margin = self.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self) + 1
         cheapest = model.cheapest
-        hint = 0
+        widest_advance, widest_row = -1, -1
         for row in self.sampled_rows():
             fm = bold if model.rows[row] is cheapest else plain
-            width = math.ceil(fm.horizontalAdvance(model.texts(row)[column])) + 2 * margin
-            hint = max(hint, width)
+            advance = math.ceil(fm.horizontalAdvance(model.texts(row)[column]))
+            if advance > widest_advance:
+                widest_advance, widest_row = advance, row
+        hint = 0
+        if widest_row >= 0:  # the delegate's width of that cell, as Qt's own hint measures it
+            hint = self.sizeHintForIndex(model.index(widest_row, column)).width()
         return hint + 1 if self.showGrid() else hint
