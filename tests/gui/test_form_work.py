@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication, QWidget
 
 from ftcost_gui.gui.panels import model_panel
 
@@ -61,3 +62,33 @@ def test_a_model_edit_updates_the_picker_and_counts(window, model_work):
     QApplication.processEvents()
     assert panel.params_label.text() == before
     assert panel.preset_combo.currentData() != model_panel.CUSTOM
+
+
+def test_a_training_edit_enables_or_disables_no_row_it_leaves_as_it_was(window):
+    """The objective's rows follow the objective; a memory saver's edit leaves every row's
+    state as it was (the reward-model row was enabled and disabled again on each edit)."""
+    training = window.form_tabs.panels["training"]
+    changes: Counter = Counter()
+
+    class EnabledChanges(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.EnabledChange:
+                changes[obj.objectName() or type(obj).__name__] += 1
+            return False
+
+    watch = EnabledChanges()
+    for widget in training.findChildren(QWidget):
+        widget.installEventFilter(watch)
+    box = training.editor("training", "cpu_offload_optimizer")
+    reward = training.editor("objective", "reward_model")
+    for _ in range(4):
+        box.setChecked(not box.isChecked())
+        QApplication.processEvents()
+    assert changes == Counter()
+    assert not reward.isEnabled()  # SFT: hidden, and PPO/GRPO's rule as before
+    window.store.set_field("objective", "objective", "grpo", at_once=True)
+    QApplication.processEvents()
+    assert reward.isVisibleTo(training) and reward.isEnabled()
+    window.store.set_field("objective", "objective", "ppo", at_once=True)
+    QApplication.processEvents()
+    assert reward.isVisibleTo(training) and not reward.isEnabled()

@@ -226,8 +226,9 @@ class TrainingPanel(FormPanel):
             "max_concurrent_sequences": rl and ob.rollout_placement == "separate",
         }
         for name, visible in rows.items():
-            self.set_row_state("objective", name, visible=visible)
-        # PPO always scores with a reward model.
-        self.set_row_state("objective", "reward_model", visible=rl, enabled=ob.objective == "grpo")
+            # PPO always scores with a reward model: its box is shown, not to be unticked (set
+            # once: enabled, then disabled again, sent both rows' widgets two changes an edit).
+            enabled = ob.objective == "grpo" if name == "reward_model" else True
+            self.set_row_state("objective", name, visible=visible, enabled=enabled)
         box = self._forms[("objective", "prompts_per_step")].parentWidget()
         box.setVisible(rl)
