@@ -98,3 +98,19 @@ def counted(monkeypatch):
         monkeypatch.setattr(mod, "plan", counting_plan)
     monkeypatch.setattr(series_mod, "method_memory", counting_memory)
     return calls
+
+
+@pytest.fixture
+def specs_made(monkeypatch):
+    """generateDrawSpecs runs, by axis orientation."""
+    import pyqtgraph as pg
+
+    made: list[str] = []
+    generate = pg.AxisItem.generateDrawSpecs
+
+    def counting(axis, painter):
+        made.append(axis.orientation)
+        return generate(axis, painter)
+
+    monkeypatch.setattr(pg.AxisItem, "generateDrawSpecs", counting)
+    return made

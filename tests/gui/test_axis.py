@@ -212,20 +212,6 @@ def test_a_plots_hidden_axes_set_their_titles_once(qtbot, monkeypatch):
     assert calls == [], calls
 
 
-@pytest.fixture
-def specs_made(monkeypatch):
-    """generateDrawSpecs runs, by axis orientation."""
-    made: list[str] = []
-    generate = pg.AxisItem.generateDrawSpecs
-
-    def counting(axis, painter):
-        made.append(axis.orientation)
-        return generate(axis, painter)
-
-    monkeypatch.setattr(pg.AxisItem, "generateDrawSpecs", counting)
-    return made
-
-
 @pytest.mark.parametrize("dark", [False, True])
 def test_an_axis_given_a_range_again_draws_the_specs_it_worked_out(qapp, dark, specs_made):
     """A range the axis showed before (a sequence length edited back) draws the specs worked

@@ -346,20 +346,11 @@ def test_the_memory_legend_stays_below_the_plot_after_edits_while_hidden(window)
     assert legend.height() == plot.legend.effectiveSizeHint(Qt.SizeHint.PreferredSize).height()
 
 
-def test_a_sequence_length_edited_back_draws_the_axes_specs_it_had(
-    plot_paints, window, monkeypatch
-):
+def test_a_sequence_length_edited_back_draws_the_axes_specs_it_had(plot_paints, window, specs_made):
     """Edited back and forth, a sequence length brings back each plot's y range: the left
     axes draw the ticks and labels worked out for it before (charts/axis.py), and each plot
     paints once per edit."""
-    made: list[str] = []
-    generate = pg.AxisItem.generateDrawSpecs
-
-    def counting(axis, painter):
-        made.append(axis.orientation)
-        return generate(axis, painter)
-
-    monkeypatch.setattr(pg.AxisItem, "generateDrawSpecs", counting)
+    made = specs_made
     store, paints = window.store, plot_paints
     lengths = (3072, 4608)  # (the window starts at neither)
     for step in range(6):
