@@ -25,3 +25,20 @@ def _tmp_config_dir(tmp_path, monkeypatch):
     cfg = tmp_path / "config"
     monkeypatch.setenv("FTCOST_CONFIG_DIR", str(cfg))
     return cfg
+
+
+def _examples(item: pytest.Item) -> int:
+    """The examples a property test runs (0 for any other test)."""
+    test = getattr(item, "obj", None)
+    if getattr(test, "is_hypothesis_test", False):
+        chosen = getattr(test, "_hypothesis_internal_use_settings", None)
+        return (chosen or settings.default).max_examples
+    return 0
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The property tests first, the largest first; the rest in file order. At the CI size the
+    whole-input-space ones take a minute or more each: started last, one of them would keep a
+    core busy while the other has nothing left to run (-n auto spreads the rest around them,
+    ``--dist worksteal`` in pyproject.toml)."""
+    items.sort(key=_examples, reverse=True)  # stable: equal sizes keep their order
