@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..blas_threads import one_blas_thread
 from ..io.names import for_terminal, plain
 from .common import EXIT_OK, CliError, fail
 from .paths import check_output
@@ -173,9 +174,9 @@ def _run(args: argparse.Namespace) -> int:
 
     from ..report import Report
     from ..report.forked import can_fork, start_images
-    from ..report.render import forked_images, load_qt, plot_images, serial_blas
+    from ..report.render import forked_images, load_qt, plot_images
 
-    serial_blas()  # before the plots load numpy (load_qt, or plot_images without a fork)
+    one_blas_thread()  # before the plots load numpy (load_qt, or plot_images without a fork)
 
     # One clean line: a title is shown in the report, whatever bytes the shell passed.
     title = plain(getattr(args, "title", None) or "").strip() or plain(Path(args.file).stem)

@@ -13,6 +13,8 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..blas_threads import one_blas_thread
+
 if TYPE_CHECKING:  # Qt is imported when the window starts, not with this module
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
@@ -127,14 +129,6 @@ def _collect_once_settled() -> None:
     gc.enable()
 
 
-def _one_blas_thread() -> None:
-    """numpy (loaded with the plots) starts OpenBLAS's thread pool at its import: a thread per
-    core but one, made and started before the plots are built (~25-35 ms CPU on 2 cores, more
-    with more). The window multiplies no matrices worth a thread (pyqtgraph's arrays are a few
-    dozen points): one thread, the caller's. A value the user set is kept."""
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-
 def _no_pydantic_plugins() -> None:
     """pydantic looks for plugins (the "pydantic" entry points of every installed distribution's
     metadata) when it builds its first validator, before the first paint: ~15M instructions of
@@ -146,7 +140,7 @@ def _no_pydantic_plugins() -> None:
 def start(argv: Sequence[str] | None = None) -> tuple[QApplication, MainWindow]:
     """The application and its window, not yet shown (``main``; benchmarks/bench_gui.py)."""
     argv = list(sys.argv if argv is None else argv)
-    _one_blas_thread()
+    one_blas_thread()  # before the plots load numpy
     _no_pydantic_plugins()
     # Start-up allocates the window's long-lived objects by the hundred thousand: Python's
     # collector would scan them ~125 times before the first paint (~55-65 ms) and ~210 times

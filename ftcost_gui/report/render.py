@@ -61,18 +61,6 @@ PLOT_SIZE = (680, 390)  # logical px; drawn at 2× for print
 SERIAL_FILLS = ("QT_NO_GUI_THREADPOOL", "1")
 
 
-# numpy's OpenBLAS starts a worker thread per further CPU as numpy loads, which took ~60 ms of
-# CPU there (the report's process, 200 scenarios; issue 17); the plots do no linear algebra.
-SERIAL_BLAS = ("OPENBLAS_NUM_THREADS", "1")
-
-
-def serial_blas() -> None:
-    """OpenBLAS in this thread alone (``SERIAL_BLAS``), where numpy is not loaded yet: the
-    report's command calls it before anything loads numpy (the window's process has it)."""
-    if "numpy" not in sys.modules:
-        os.environ.setdefault(*SERIAL_BLAS)
-
-
 def ensure_qapp():
     """The running QApplication, or a new one (offscreen when there is no display; painting in
     this thread alone, ``SERIAL_FILLS``)."""

@@ -336,7 +336,7 @@ print(json.dumps({"rc": rc, "threads": names, "main": main_name}))
 def test_the_cli_report_paints_without_qts_thread_pool(tmp_path):
     """The report's QApplication paints each fill in its own thread (render.SERIAL_FILLS): Qt's
     pool started threads for the plots' curves and cost more CPU than it saved; and numpy's
-    OpenBLAS starts no worker thread (render.SERIAL_BLAS) (issue 17)."""
+    OpenBLAS starts no worker thread (blas_threads.py) (issue 17)."""
     import json
     import os
     import subprocess

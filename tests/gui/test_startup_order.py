@@ -63,7 +63,7 @@ print(json.dumps({
     "menus_built": [
         plot.view_box.menu_built for plot in (window.charts.memory_plot, window.charts.cost_plot)
     ],
-    # numpy's import starts no OpenBLAS threads (gui/app._one_blas_thread); Linux counts them
+    # numpy's import starts no OpenBLAS threads (blas_threads.py); Linux counts them
     "threads": [threads_before_show, len(os.listdir("/proc/self/task"))
                 if os.path.isdir("/proc/self/task") else 0],
     "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
@@ -150,15 +150,24 @@ def test_the_skipped_collections_come_back_once(monkeypatch):
     assert app.GC_SETTLE_MS < app.GC_FALLBACK_MS
 
 
-def test_a_blas_thread_count_the_user_set_is_kept(monkeypatch):
-    from ftcost_gui.gui import app
+def test_one_blas_thread_is_said_before_numpy_loads_and_a_user_setting_is_kept(monkeypatch):
+    """The window and the report's command say it (blas_threads.py): before numpy loads, one
+    thread unless the user chose; once numpy is loaded its pool exists, so nothing is set."""
+    import numpy  # noqa: F401  (loaded, as in the test process after the plots)
 
+    from ftcost_gui import blas_threads
+
+    monkeypatch.delitem(sys.modules, "numpy")  # as in a process that has not loaded it yet
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
-    app._one_blas_thread()
+    blas_threads.one_blas_thread()
     assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
     monkeypatch.delenv("OPENBLAS_NUM_THREADS")
-    app._one_blas_thread()
+    blas_threads.one_blas_thread()
     assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.undo()  # numpy back in sys.modules
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    blas_threads.one_blas_thread()
+    assert "OPENBLAS_NUM_THREADS" not in os.environ
 
 
 def test_a_pydantic_plugin_setting_the_user_made_is_kept(monkeypatch):
