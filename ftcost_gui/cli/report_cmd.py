@@ -110,25 +110,37 @@ def _plan(args: argparse.Namespace, inputs: Any) -> Any:
 
 
 def _export(args: argparse.Namespace, report: Any, targets: dict, worker: Any) -> list[Path]:
-    try:
-        from ..report.render import ensure_qapp, export_report
+    previous: list[Any] = []  # Qt's message handler, replaced once this process loads Qt
 
-        ensure_qapp()
-        from PySide6.QtCore import qInstallMessageHandler
-    except ImportError as exc:
-        raise ReportError(f"the report needs PySide6 and pyqtgraph: {exc}") from None
-    previous = qInstallMessageHandler(None)
-    qInstallMessageHandler(_quiet_handler(previous))
+    def before_qt() -> None:  # where this process draws or writes the PDF
+        if previous:
+            return
+        try:
+            from ..report.render import ensure_qapp
+
+            ensure_qapp()
+            from PySide6.QtCore import qInstallMessageHandler
+        except ImportError as exc:
+            raise ReportError(f"the report needs PySide6 and pyqtgraph: {exc}") from None
+        previous.append(qInstallMessageHandler(None))
+        qInstallMessageHandler(_quiet_handler(previous[0]))
+
+    from ..report.render import export_report
+
     try:
         return export_report(
-            report, **targets, replace_images=getattr(args, "force", False), worker=worker
-        )
+            report, **targets, replace_images=getattr(args, "force", False), worker=worker,
+            before_qt=before_qt,
+        )  # fmt: skip
     except OSError as exc:
         raise ReportError(f"cannot write the report: {exc.strerror or exc}") from None
     except UnicodeError:  # a file name that is not UTF-8, written into the report's links
         raise ReportError("cannot write the report: its file name is not valid UTF-8") from None
     finally:
-        qInstallMessageHandler(previous)
+        if previous:
+            from PySide6.QtCore import qInstallMessageHandler
+
+            qInstallMessageHandler(previous[0])
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -174,20 +186,24 @@ def _run(args: argparse.Namespace) -> int:
 
     from ..report import Report
     from ..report.forked import can_fork, start_images
+    from ..report.plot_child import send_plan, start_plots
     from ..report.render import forked_images, load_qt, plot_images
 
-    one_blas_thread()  # before the plots load numpy (load_qt, or plot_images without a fork)
+    one_blas_thread()  # before the plots load numpy (in a child, or here)
 
     # One clean line: a title is shown in the report, whatever bytes the shell passed.
     title = plain(getattr(args, "title", None) or "").strip() or plain(Path(args.file).stem)
     report = Report(
         document=document, results=results, title=title, baseline=baseline, series=series
     )  # fmt: skip
-    # The cost plot (400 curves at 200 scenarios), and the memory plot where that evens the work
-    # out, are drawn by a forked child, where one can be, while this process searches the plan
-    # and draws and writes the rest (issue 17).
+    # Where a child can be forked, the plots are drawn there while this process searches the
+    # plan and builds the text (issue 17): HTML and Markdown need no Qt here, so the child loads
+    # it (report/plot_child.py); the PDF is laid out by Qt here, so Qt is loaded before the fork
+    # and the child draws the cost plot (and the memory plot where that evens the work out).
     worker = None
-    if can_fork():
+    if can_fork() and "pdf" not in targets:
+        worker = start_plots(report, plan=not args.no_plan)
+    elif can_fork():
         try:
             load_qt()  # once, before the fork: the child inherits Qt's modules
         except ImportError as exc:
@@ -197,6 +213,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if not args.no_plan:
             report = replace(report, plan=_plan(args, document.current.inputs))
+            if worker is not None:
+                send_plan(worker, report.plan)
         written = _export(args, report, targets, worker)
     finally:
         if worker is not None:

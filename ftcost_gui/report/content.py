@@ -17,7 +17,7 @@ from typing import Literal
 from ..core.compare import Offer
 from ..core.document import EstimateDocument
 from ..core.inputs import EstimateInputs, GpuSpec
-from ..core.plan_front import PlanSearch
+from ..core.plan_front import PlanPoints, PlanSearch, plan_points
 from ..core.plan_space import PlanConstraints
 from ..core.planner import search_plans
 from ..core.results import EstimateResult
@@ -44,6 +44,19 @@ class PlanSection:
     fits: WhatFits
     best_fits: WhatFits | None
     catalog: str
+
+
+@dataclass(frozen=True)
+class PlanFigures:
+    """What the plan's three plots draw: every plan run, and what fits on the scenario's GPUs
+    (a forked child that draws them gets these, not the search: report/plot_child.py)."""
+
+    points: PlanPoints
+    fits: WhatFits
+
+    @classmethod
+    def of(cls, plan: PlanSection) -> PlanFigures:
+        return cls(plan_points(plan.search), plan.fits)
 
 
 def plan_section(

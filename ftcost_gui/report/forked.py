@@ -3,11 +3,12 @@
 Issue 17: ``ftcost report`` at 200 scenarios spends ~1 s CPU drawing the cost plot's 400 curves
 at 2× and another ~1.5 s on the plan search, the other plots and the HTML. Neither Qt's painting
 nor its PNG encoder releases the GIL, so threads do not overlap them; a child process does. The
-child is forked (POSIX ``fork``, Linux only) once the data are computed and Qt's modules loaded,
-before any QApplication exists: it inherits the report and the modules as they are in memory
-(nothing is serialised), creates its own QApplication, draws its images with the same
-``plot_images`` and sends back only PNG bytes through a pipe, framed by name and length.
-Nothing from a file crosses the pipe; nothing is pickled.
+child is forked (POSIX ``fork``, Linux only) once the data are computed, before any
+QApplication exists: it inherits the report (and Qt's modules, where they are loaded) as they
+are in memory, creates its own QApplication, draws its images with the same ``plot_images`` and
+sends back only PNG bytes through a pipe, framed by name and length. What this process computes
+after the fork reaches the child only through ``send`` (report/plot_child.py: the plan's
+figures as JSON). Nothing from a file crosses the pipes; nothing is pickled.
 
 Where forking is not safe or does not pay (not Linux; a QApplication exists, e.g. a report from
 the window or a test; other Python threads; one CPU, or a machine already busy)
@@ -50,15 +51,36 @@ def _has_qt_application() -> bool:
 
 
 class ImageWorker:
-    """The child drawing ``names``; ``result()`` waits for its images."""
+    """The child drawing ``names``; ``send()`` gives it what it waits for, if it takes anything;
+    ``result()`` waits for its images."""
 
-    def __init__(self, pid: int, fd: int, names: tuple[str, ...]) -> None:
-        self.pid, self._fd, self.names = pid, fd, names
+    def __init__(self, pid: int, fd: int, names: tuple[str, ...], inbox: int = -1) -> None:
+        self.pid, self._fd, self.names, self._inbox = pid, fd, names, inbox
+
+    def send(self, data: bytes) -> None:
+        """Give the child ``data`` (once): what its ``receive()`` returns. The pipe is made large
+        enough first, so this never waits for the child to read."""
+        if self._inbox < 0:
+            return
+        import fcntl  # POSIX; a worker exists on Linux only
+
+        payload = len(data).to_bytes(_HEADER, "big") + data
+        with contextlib.suppress(OSError):  # Linux's F_SETPIPE_SZ; else the write may wait
+            if len(payload) > fcntl.fcntl(self._inbox, fcntl.F_GETPIPE_SZ):
+                fcntl.fcntl(self._inbox, fcntl.F_SETPIPE_SZ, len(payload))
+        try:
+            with open(self._inbox, "wb", closefd=True) as out:
+                out.write(payload)
+        except OSError:  # the child is gone: result() tells
+            pass
+        finally:
+            self._inbox = -1
 
     def result(self) -> dict[str, bytes] | None:
         """{name: png} for every name asked for, or None when the child did not deliver them."""
         if self._fd < 0:
             return None
+        self._close_inbox()
         try:
             data = _read_all(self._fd, _TIMEOUT_S)
         finally:
@@ -75,35 +97,75 @@ class ImageWorker:
 
     def close(self) -> None:
         """Stop the child if its images were not taken (the report failed on the way)."""
+        self._close_inbox()
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
             _reap(self.pid, stop=True)
             gc.unfreeze()
 
+    def _close_inbox(self) -> None:
+        if self._inbox >= 0:  # never sent: the child's receive() ends with nothing
+            os.close(self._inbox)
+            self._inbox = -1
 
-def start_images(draw: Callable[..., dict[str, bytes]], names: Collection[str]):
+
+_in_child = False  # this process is a forked child: its own children stay in its group
+
+
+def start_images(
+    draw: Callable[..., dict[str, bytes]], names: Collection[str], *, inbox: bool = False
+):
     """Fork a child that calls ``draw(names=names)`` and sends its PNGs back; None where one
-    cannot be forked."""
+    cannot be forked. ``inbox``: the child is also given ``receive``, which waits for what this
+    process passes to the worker's ``send`` (and raises ``EOFError`` if nothing comes).
+
+    The child leads a process group of its own, which stopping it stops whole: a child that
+    forks a child in turn (report/plot_child.py) leaves no orphan drawing on."""
+    global _in_child
     if not can_fork():
         return None
     names = tuple(names)
     r, w = os.pipe()
+    ri, wi = os.pipe() if inbox else (-1, -1)
     gc.freeze()  # neither collector walks (so copies) the pages shared until the child is done
     pid = os.fork()
     if pid == 0:  # the child: never returns into the caller's code
         code = 1
         try:
+            if not _in_child:
+                os.setpgid(0, 0)
+            _in_child = True
             os.close(r)
+            if inbox:
+                os.close(wi)
             _silence_stderr()
-            payload = _frame(draw(names=names))
+            extra = {"receive": lambda: _receive(ri)} if inbox else {}
+            payload = _frame(draw(names=names, **extra))
             with open(w, "wb", closefd=True) as out:
                 out.write(payload)
             code = 0
         finally:
             os._exit(code)  # no atexit, no flushing the parent's buffers twice
+    if not _in_child:
+        with contextlib.suppress(OSError):  # both sides set it: no race with a kill
+            os.setpgid(pid, pid)
     os.close(w)
-    return ImageWorker(pid, r, names)
+    if inbox:
+        os.close(ri)
+    return ImageWorker(pid, r, names, wi)
+
+
+def _receive(fd: int) -> bytes:
+    """What the parent sends (``ImageWorker.send``), once."""
+    data = _read_all(fd, _TIMEOUT_S)
+    os.close(fd)
+    if data is None or len(data) < _HEADER:
+        raise EOFError("nothing came from the parent")
+    n = int.from_bytes(data[:_HEADER], "big")
+    if len(data) != _HEADER + n:
+        raise EOFError("the parent's data were cut short")
+    return data[_HEADER:]
 
 
 def _silence_stderr() -> None:
@@ -163,7 +225,10 @@ def _read_all(fd: int, timeout_s: float) -> bytes | None:
 def _reap(pid: int, *, stop: bool) -> int:
     """The child's exit status (stopped first when ``stop``); -1 when it did not exit cleanly."""
     if stop:
-        with contextlib.suppress(ProcessLookupError):
+        if not _in_child:  # it and what it forked: its group (see start_images)
+            with contextlib.suppress(OSError):
+                os.killpg(pid, 9)
+        with contextlib.suppress(OSError):
             os.kill(pid, 9)
     try:
         _, status = os.waitpid(pid, 0)

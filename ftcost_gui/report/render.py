@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from .. import __version__
-from ..core.plan_front import plan_points
 from ..core.series import Outcomes, document_series
 from ..io.atomic import atomic_write_bytes, atomic_write_text
 from ..present.time_texts import price_word
-from .content import IMAGE_NAMES, PLAN_IMAGES, Report
+from .content import IMAGE_NAMES, PLAN_IMAGES, PlanFigures, Report
 from .forked import ImageWorker
 from .html import html_but_charts, report_html, write_html
 from .markdown import write_markdown
@@ -24,9 +23,11 @@ from .markdown import write_markdown
 # CPU of a report's parts (issue 17, measured at 200 scenarios, painted without Qt's thread
 # pool: SERIAL_FILLS): per scenario, the cost plot's curves ~3 ms, the memory plot's bars
 # ~1.4 ms, the HTML ~2 ms; the plan search and its three plots ~0.6 s whatever the number of
-# scenarios. A forked child (report/forked.py) draws the cost plot, the biggest single piece,
-# and the memory plot too where that evens the two processes' work out (not without a plan
-# section, nor at many hundreds of scenarios).
+# scenarios. Where the report writes a PDF (Qt lays it out in the report's process, so Qt is
+# loaded there before the fork), a forked child (report/forked.py) draws the cost plot, the
+# biggest single piece, and the memory plot too where that evens the two processes' work out
+# (not without a plan section, nor at many hundreds of scenarios). HTML and Markdown alone:
+# report/plot_child.py, a child that loads Qt itself draws every image.
 _MS_PER_SCENARIO = {"cost": 3.0, "memory": 1.4, "html": 2.0}
 _PLAN_MS = 600.0
 # Whatever the number of scenarios: the child inherits Qt's modules (load_qt before the fork), so
@@ -94,10 +95,14 @@ def plot_images(
     size: tuple[int, int] = PLOT_SIZE,
     scale: float = 2.0,
     names: Collection[str] | None = None,
+    figures: PlanFigures | None = None,
 ):
     """{'memory': png, 'cost': png}: by scenario when there are several, else by method; and the
-    plan's three with a plan section. ``names``: only these (each view is laid out and drawn on
-    its own, so a subset gives the same bytes as the whole)."""
+    plan's three with a plan section (or ``figures``, what they draw). ``names``: only these
+    (each view is laid out and drawn on its own, so a subset gives the same bytes as the whole;
+    none: Qt is not touched)."""
+    if names is not None and not names:
+        return {}
     ensure_qapp()
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
@@ -108,13 +113,14 @@ def plot_images(
     from ..charts.theme import PAPER
 
     doc, outcomes = report.document, Outcomes()
-    plan = report.plan
+    if figures is None and report.plan is not None:
+        figures = PlanFigures.of(report.plan)
     makers: dict = (
         {"memory": ScenarioMemoryPlot, "cost": ScenarioCostPlot}
         if report.several
         else {"memory": MemoryPlot, "cost": CostPlot}
     )
-    if plan is not None:
+    if figures is not None:
         makers.update(
             plan=PlanFrontPlot, fits_seq=lambda: WhatFitsPlot("seq_len"),
             fits_batch=lambda: WhatFitsPlot("micro_batch"),
@@ -141,12 +147,12 @@ def plot_images(
             if "cost" in views:
                 tier = outcome.inputs.hardware.gpu.pricing_tier
                 views["cost"].set_series(outcome.cost_curve, outcome.cost_now, price_word(tier))
-        if plan is not None:
+        if figures is not None:
             if "plan" in views:
-                views["plan"].set_series(plan_points(plan.search), {})
+                views["plan"].set_series(figures.points, {})
             for name in ("fits_seq", "fits_batch"):
                 if name in views:
-                    views[name].set_series(plan.fits)
+                    views[name].set_series(figures.fits)
         QApplication.processEvents()
         for _ in range(2):  # the axes' new widths change the plot's width, and so its ticks
             for view in views.values():
@@ -242,21 +248,31 @@ def export_report(
     md: str | os.PathLike[str] | None = None,
     replace_images: bool = False,
     worker: ImageWorker | None = None,
+    before_qt: Callable[[], None] = lambda: None,
 ) -> list[Path]:
     """Render the plots once and write every format asked for; the files written. ``worker``:
-    a forked child drawing some of the images (report/forked.py); this process draws the rest
-    and the HTML's text meanwhile, and the child's images too if it does not deliver them."""
+    a forked child drawing some of the images, or all of them (report/forked.py,
+    report/plot_child.py); this process draws the rest and the HTML's text meanwhile, and the
+    child's images too if it does not deliver them. ``before_qt``: called before this process
+    first uses Qt (not at all where the child draws everything and there is no PDF)."""
+
+    def draw(names: Collection[str] | None = None) -> dict[str, bytes]:
+        if names is None or names:
+            before_qt()
+        return plot_images(report) if names is None else plot_images(report, names=names)
+
     html_with = None
     if worker is None:
-        images = plot_images(report)
+        images = draw()
     else:
-        images = plot_images(report, names=[n for n in IMAGE_NAMES if n not in worker.names])
+        images = draw([n for n in IMAGE_NAMES if n not in worker.names])
         if html is not None:
             html_with = html_but_charts(report, "html")
-        images.update(worker.result() or plot_images(report, names=worker.names))
+        images.update(worker.result() or draw(worker.names))
         images = {name: images[name] for name in _DRAWN_ORDER if name in images}
     written: list[Path] = []
     if pdf is not None:
+        before_qt()
         write_pdf(pdf, report, images)
         written.append(Path(pdf))
     if html is not None:

@@ -87,6 +87,8 @@ def test_html_renderers_give_the_same_text_every_time(text):
 
 REPORT_CHILD = r"""
 import json, sys
+import ftcost_gui.report.forked as forked
+forked.can_fork = lambda: False  # every image drawn in this process (else a child loads Qt)
 from ftcost_gui.cli import main
 rc = main(["report", sys.argv[1], "--html", sys.argv[2], "--no-plan"])
 print(json.dumps({"rc": rc, "modules": sorted(sys.modules)}))
@@ -117,63 +119,11 @@ def test_a_report_loads_no_exporter_the_window_uses(tmp_path):
     assert loaded == []
 
 
-FORKED_CHILD = r"""
-import json, os, sys
-import ftcost_gui.report.render as render
-os.getloadavg = lambda: (0.0, 0.0, 0.0)  # idle (a busy machine draws in one process)
-drawn = []
-plot_images = render.plot_images
-def counted(report, *a, names=None, **k):
-    images = plot_images(report, *a, names=names, **k)
-    with open(sys.argv[3], "a") as log:  # the child's calls too (its list dies with it)
-        log.write(json.dumps([os.getpid(), sorted(images)]) + "\n")
-    return images
-render.plot_images = counted
-from ftcost_gui.cli import main
-rc = main(["report", sys.argv[1], "--html", sys.argv[2]])
-print(json.dumps({"rc": rc, "pid": os.getpid()}))
-"""
-
-
 def _html_text(path) -> str:
     import re
 
     text = path.read_text(encoding="utf-8")
     return re.sub(r"Generated [^<·]*", "Generated", text)
-
-
-def test_the_cli_report_draws_the_cost_and_memory_plots_in_a_forked_child(qapp, tmp_path):
-    """A fresh ``ftcost report`` (no QApplication yet, one thread) forks one child that draws the
-    cost and memory plots while it draws the plan's three images itself, each image once; the
-    file is the one the report drawn in one process writes (here: this test's process, where
-    Qt is loaded, so no fork)."""
-    import json
-    import os
-    import subprocess
-
-    path = tmp_path / "s.ftcost"
-    save_document(path, _document(3))
-    log = tmp_path / "drawn.jsonl"
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FTCOST_CONFIG_DIR": str(tmp_path)}
-    out = subprocess.run(
-        [sys.executable, "-c", FORKED_CHILD, str(path), str(tmp_path / "f.html"), str(log)],
-        capture_output=True, text=True, check=True, env=env,
-    )  # fmt: skip
-    got = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
-    assert got["rc"] == 0
-    calls = [json.loads(line) for line in log.read_text().splitlines()]
-    if not sys.platform.startswith("linux"):
-        assert calls == [[got["pid"], ["cost", "fits_batch", "fits_seq", "memory", "plan"]]]
-        return
-    assert [names for pid, names in calls if pid == got["pid"]] == [
-        ["fits_batch", "fits_seq", "plan"]
-    ]
-    assert [names for pid, names in calls if pid != got["pid"]] == [["cost", "memory"]]
-    parser = argparse.ArgumentParser(prog="ftcost")
-    add_report_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["report", str(path), "--html", str(tmp_path / "s.html")])
-    assert run_report(args) == 0  # Qt is loaded here: drawn in this process
-    assert _html_text(tmp_path / "f.html") == _html_text(tmp_path / "s.html")
 
 
 FORK_CASES = r"""
