@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, QTimer
 from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QWidget
 
@@ -37,7 +37,6 @@ SMALL_CATALOG = 64  # rows to compare at once, in the edit itself (the built-in 
 SLICE_UNITS = 384  # work per event-loop turn for larger catalogs (see GpuComparer.compare_some)
 FIRST_SLICE_UNITS = 48  # the slice run in the edit itself: the edit path stays ~1-2 ms longer
 _PROGRESS_EVERY = 32  # slices between two progress texts (~3 a second on a slow core)
-_LAYOUT_LEVELS = 4  # view, page, tab widget, window: a layout request tells one level a round
 
 
 @dataclass(slots=True)
@@ -115,16 +114,6 @@ class _Page(QWidget):
         return super().heightForWidth(width) if v is None else v.heightForWidth(width)
 
 
-def _deliver_show_updates() -> None:
-    """Deliver now the updates and layout requests that showing the page posted: each widget
-    shown posts an update of itself (``QWidgetPrivate::show_sys``) behind the paint the tab
-    switch asked for, and their layouts tell their parents level by level. Delivered later,
-    they painted the whole page a second time, the tab widget a third."""
-    for _ in range(_LAYOUT_LEVELS):
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.UpdateLater)
-
-
 class WhichGpuTab(QObject):
     """The tab's page, its view (built when first shown) and when it is recomputed."""
 
@@ -172,7 +161,6 @@ class WhichGpuTab(QObject):
             self.ensure_view()
             if self.stale:
                 self.refresh()
-            _deliver_show_updates()
 
     def _on_change(self, *_args: object) -> None:
         self.stale = True

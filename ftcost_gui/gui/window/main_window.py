@@ -191,7 +191,7 @@ class MainWindow(QMainWindow):
 
     @property
     def resultTabChanged(self) -> SignalInstance:
-        return self.results.tabs.currentChanged
+        return self.results.tabShown
 
     def dialog_parent(self) -> QWidget:
         return self
