@@ -265,7 +265,8 @@ def export_report(
     if worker is None:
         images = draw()
     else:
-        images = draw([n for n in IMAGE_NAMES if n not in worker.names])
+        shown = [n for n in IMAGE_NAMES if report.plan is not None or n not in PLAN_IMAGES]
+        images = draw([n for n in shown if n not in worker.names])  # none: no Qt here
         if html is not None:
             html_with = html_but_charts(report, "html")
         images.update(worker.result() or draw(worker.names))

@@ -111,6 +111,16 @@ def test_the_html_reports_process_never_loads_qt(tmp_path):
 
 
 @linux_only
+def test_without_a_plan_section_the_reports_process_loads_no_qt_either(tmp_path):
+    """--no-plan: no plan images, none drawn here (none asked of the child either): the child
+    draws the memory plot, its own child the cost plot."""
+    got, calls = _report(tmp_path, "--html", str(tmp_path / "f.html"), "--no-plan")
+    assert got["qt"] == []
+    assert [names for _, ppid, names in calls if ppid == got["pid"]] == [["memory"]]
+    assert [names for _, ppid, names in calls if ppid != got["pid"]] == [["cost"]]
+
+
+@linux_only
 def test_a_pdf_report_loads_qt_before_its_fork(tmp_path):
     """The PDF is laid out by Qt in the report's process: Qt is loaded there before the fork and
     the child draws the cost and memory plots (render.forked_images), this process the rest."""
