@@ -10,6 +10,8 @@ macOS in Qt's notation, on both sides. The table is checked against the Qt runni
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 
@@ -92,3 +94,23 @@ def test_every_action_and_shortcut_of_the_window_has_distinct_keys(window):
         if sc.parent().window() is window:
             owners.setdefault(sc.key().toString(), []).append(f"shortcut of {sc.parent()}")
     assert {k: v for k, v in owners.items() if len(v) > 1} == {}
+
+
+def _mnemonic(text: str) -> str | None:
+    """The letter Alt reaches in a title ("Com&pare" -> "p"; "&&" is a literal ampersand)."""
+    found = re.search(r"&(\w)", text.replace("&&", ""))
+    return found.group(1).lower() if found else None
+
+
+def test_menus_and_tabs_each_have_their_own_alt_letter(window):
+    """The menu bar's menus, the form tabs and the result tabs are always on screen together:
+    one Alt+letter each (Alt+F was both File and What Fits, Alt+H Help and Hardware, Alt+P
+    Compare and Plan: Qt then alternated or did nothing)."""
+    from PySide6.QtWidgets import QTabWidget
+
+    titles = [a.text() for a in window.menuBar().actions()]
+    for tabs in (window.findChild(QTabWidget, "form_tabs"), window.results.tabs):
+        titles += [tabs.tabText(i) for i in range(tabs.count())]
+    letters = [_mnemonic(t) for t in titles]
+    assert None not in letters, titles
+    assert len(set(letters)) == len(letters), sorted(zip(letters, titles, strict=True))

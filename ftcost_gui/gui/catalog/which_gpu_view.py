@@ -92,7 +92,7 @@ class GpuCompareView(QWidget):
         bar.addWidget(self.filters)
         bar.addStretch(1)
         self.rank_combo = self._combo(
-            "rank_by", "&Rank by:", "GPUs that fit come first either way", bar
+            "rank_by", "Ran&k by:", "GPUs that fit come first either way", bar
         )
         self.rank_combo.addItem("Cost per run", "cost")
         self.rank_combo.addItem("Wall-clock", "wall_clock")

@@ -26,7 +26,7 @@ TABS: tuple[tuple[str, str, type[FormPanel]], ...] = (
     ("model", "&Model", ModelPanel),
     ("data", "&Data", DataPanel),
     ("training", "&Training", TrainingPanel),
-    ("hardware", "&Hardware", HardwarePanel),
+    ("hardware", "Ha&rdware", HardwarePanel),
     ("advanced", "Ad&vanced", AdvancedPanel),
 )
 

@@ -268,9 +268,9 @@ class ModelPanel(FormPanel):
     SPECIAL_TEXT: ClassVar[dict[str, str]] = {"param_count_override": "from the architecture"}
 
     def build_header(self) -> None:
-        # The group's title is the picker's label (Alt+P focuses it); every row spans the form
+        # The group's title is the picker's label (Alt+L focuses it); every row spans the form
         # so the combo has room for "Llama 3.1 · 405B · 128k ctx · Llama 3.1 Community".
-        form = self.new_form("Model &preset")
+        form = self.new_form("Mode&l preset")
         self._presets = {p.id: p for p in builtin_presets().models}
         self.preset_combo = PresetPicker(tuple(self._presets.values()), self)
         self.preset_combo.setToolTip(

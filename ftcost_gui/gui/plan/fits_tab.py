@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the view imports pyqtgraph; core.what_fits loads with the f
 class FitsTab(LazyTab["FitsView"]):
     def __init__(self, services: WindowServices, catalogs: CatalogService):
         super().__init__(
-            services, "what_fits", "What &Fits", "Memory per GPU as the sequence length and the "
+            services, "what_fits", "What F&its", "Memory per GPU as the sequence length and the "
             "micro-batch grow, per method: the longest sequence and largest micro-batch that fit",
         )  # fmt: skip
         self.catalogs = catalogs

@@ -39,7 +39,7 @@ class PlanTab(LazyTab["PlanView"]):
 
     def __init__(self, services: WindowServices, catalogs: CatalogService):
         super().__init__(
-            services, "plan", "&Plan", "What to rent and how to run it: the cheapest or "
+            services, "plan", "Pla&n", "What to rent and how to run it: the cheapest or "
             "fastest plan within a deadline and a budget, over every GPU of the catalog",
         )  # fmt: skip
         self.catalogs = catalogs

@@ -90,7 +90,7 @@ class ConstraintsBar(QWidget):
             methods_row.addWidget(box)
             self.methods[m] = box
         methods_row.addStretch(1)
-        self.margin = QCheckBox("Keep memory ma&rgin")
+        self.margin = QCheckBox("&Keep memory margin")
         self.margin.setObjectName("memory_margin")
         self.margin.setToolTip(field_spec(PlanConstraints, "memory_margin").tooltip)
         goal = self._pair(self.goal, self.weight)
@@ -260,7 +260,7 @@ class PlanView(QWidget):
         tl.addLayout(row)
         self.lists = QTabWidget()
         self.lists.addTab(table_page, "Ranked &front")
-        self.lists.addTab(self.why, "Why &not the others")
+        self.lists.addTab(self.why, "Wh&y not the others")
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.plot)
         split.addWidget(self.lists)
