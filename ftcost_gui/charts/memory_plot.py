@@ -13,6 +13,7 @@ from ..core.results import MEMORY_PART_LABELS, OBJECTIVE_MEMORY_PARTS
 from ..core.series import MemoryBars
 from ..present.memory_texts import PLOT_AXIS, PLOT_LINE, PLOT_STACK, PLOT_TITLE_METHODS
 from .base import PlotView
+from .stacked_bars import BarPart, StackedBars
 from .theme import Theme
 
 SHORT = {
@@ -113,15 +114,16 @@ class MemoryPlot(PlotView):
             "sequence) to high (the allocator at its measured worst)."
         )
         pi.setMouseEnabled(x=False, y=False)
-        self.bars: dict[str, Bars] = {}
+        # The parts are painted by one item (charts/stacked_bars.py), in this order.
+        self.stack = StackedBars()
+        pi.addItem(self.stack)
+        self.bars: dict[str, BarPart] = {}
         for key in MEMORY_PART_LABELS:
             color = QColor(PART_COLORS[key])
-            item = Bars(
+            self.bars[key] = self.stack.add(
                 x=[0], height=[0], y0=[0], width=WIDTH, brush=color,
                 pen=pg.mkPen(self.theme.background, width=0.5),
             )  # fmt: skip
-            pi.addItem(item)
-            self.bars[key] = item
         self._legend_keys: tuple[str, ...] = ()
         self._legend_extra: LegendExtra = ()
         self._show_legend(tuple(k for k in MEMORY_PART_LABELS if k not in OBJECTIVE_MEMORY_PARTS))

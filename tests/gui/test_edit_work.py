@@ -6,12 +6,13 @@ on), plot paints per edit, cells painted in the Compare table after an edit of t
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QApplication
 
-from ftcost_gui.charts.memory_plot import LEGEND_LABELS
+from ftcost_gui.charts.memory_plot import LEGEND_LABELS, WIDTH
 
 
 @pytest.fixture
@@ -219,12 +220,14 @@ def test_an_edit_that_resizes_the_plots_paints_each_once(plot_paints, window):
 
 
 def test_the_memory_bars_bounds_are_worked_out_once_per_change(window, monkeypatch):
-    """The scene asks each bar for its bounding rectangle dozens of times per edit; pyqtgraph
-    works it out (pixel size and all) only when the bars or the view's transform changed, and
-    what is remembered is what it would work out now — after edits and resizes."""
+    """The scene asks the bars for their bounding rectangle dozens of times per edit; they are
+    worked out (pixel size and all) only when the bars or the view's transform changed, and
+    what is remembered is what would be worked out now — after edits and resizes. The parts'
+    item (charts/stacked_bars.py) bounds every part's bars with half its pen in pixels."""
     from ftcost_gui.charts.memory_plot import Bars
 
     plot = window.charts.memory_plot
+    stack = plot.stack
     store = window.store
     worked = {"n": 0}
     bounds = pg.BarGraphItem.boundingRect
@@ -235,8 +238,6 @@ def test_the_memory_bars_bounds_are_worked_out_once_per_change(window, monkeypat
 
     monkeypatch.setattr(pg.BarGraphItem, "boundingRect", counting)
     box = window.form_tabs.panels["training"].editor("training", "cpu_offload_optimizer")
-    items = [*plot.bars.values(), plot.highlight]
-    remembered = Bars.boundingRect
     for i, edit in enumerate(
         [
             lambda: store.set_field("data", "max_seq_len", 2560),
@@ -248,12 +249,115 @@ def test_the_memory_bars_bounds_are_worked_out_once_per_change(window, monkeypat
         ]
     ):
         worked["n"] = 0
+        measured = stack.measured
         edit()
         store.recompute_now()
         QApplication.processEvents()
-        assert worked["n"] <= 3 * len(items), i  # pyqtgraph's: ~50 per edit
-        for item in items:  # and each is what pyqtgraph would answer now
-            assert remembered(item) == bounds(item), i
+        assert worked["n"] <= 3, i  # the highlight's (pyqtgraph's: ~50 per edit)
+        assert stack.measured - measured <= 3, i
+        assert Bars.boundingRect(plot.highlight) == bounds(plot.highlight), i
+        shown = stack.boundingRect()
+        assert shown == stack._measure(), i
+        pad_x, pad_y = (v.length() * 0.25 for v in stack.pixelVectors())  # half of 0.5 px
+        for part in plot.bars.values():
+            x, height, y0 = (np.asarray(part.opts[k], dtype=float) for k in ("x", "height", "y0"))
+            drawn = QRectF(
+                float(x.min()) - WIDTH / 2 - pad_x,
+                float(y0.min()) - pad_y,
+                float(x.max() - x.min()) + WIDTH + 2 * pad_x,
+                float((y0 + height).max() - y0.min()) + 2 * pad_y,
+            )
+            assert shown.contains(drawn.adjusted(1e-9, 1e-9, -1e-9, -1e-9)), (i, part)
+
+
+@pytest.fixture
+def bar_work(monkeypatch):
+    """Paints of the memory parts' item, part paints, its geometry changes (patched before the
+    window: the scene's calls into the items go to the methods of their classes then)."""
+    from ftcost_gui.charts.stacked_bars import StackedBars
+
+    work: dict[str, list] = {"painted": [], "parts": [], "geometry": []}
+    paint, part_paint = StackedBars.paint, pg.BarGraphItem.paint
+    change = StackedBars.prepareGeometryChange
+
+    def counting_paint(self, p, *args):
+        work["painted"].append(self)
+        paint(self, p, *args)
+
+    def counting_part_paint(self, p, *args):
+        work["parts"].append(self)
+        part_paint(self, p, *args)
+
+    def counting_change(self):
+        work["geometry"].append(self)
+        change(self)
+
+    monkeypatch.setattr(StackedBars, "paint", counting_paint)
+    monkeypatch.setattr(pg.BarGraphItem, "paint", counting_part_paint)
+    monkeypatch.setattr(StackedBars, "prepareGeometryChange", counting_change)
+    return work
+
+
+def test_the_memory_parts_are_one_item_painted_once_a_paint(bar_work, plot_paints, window):
+    """The 14 memory parts are painted by one scene item, in their order (charts/
+    stacked_bars.py): each paint of the plot paints it once, and an edit that changes the bars
+    changes its geometry once (and once per change of the view's transform), where each part
+    was an item painted, re-measured and re-bounded by the scene (14 paints per paint)."""
+    plot, store = window.charts.memory_plot, window.store
+    scene = plot.plot_widget.scene()
+    assert [i for i in scene.items() if isinstance(i, pg.BarGraphItem)] == [plot.highlight]
+    assert plot.stack.scene() is scene and plot.stack.parts == list(plot.bars.values())
+    assert all(part.scene() is None for part in plot.bars.values())
+    box = window.form_tabs.panels["training"].editor("training", "cpu_offload_optimizer")
+    for i, edit in enumerate(
+        [
+            lambda: store.set_field("data", "max_seq_len", 2560),
+            lambda: store.set_field("data", "max_seq_len", 3584),
+            lambda: box.setChecked(not box.isChecked()),
+        ]
+    ):
+        for done in bar_work.values():
+            done.clear()
+        plot_paints.clear()
+        edit()
+        store.recompute_now()
+        QApplication.processEvents()
+        paints = plot_paints.count("memory_plot")
+        assert paints >= 1 and bar_work["painted"] == [plot.stack] * paints, i
+        # Every part painted by it, in order (the highlight: its own item, after).
+        assert bar_work["parts"] == [*plot.bars.values(), plot.highlight] * paints, i
+        # One for the bars' new data, one per change of the view's transform (its range; its
+        # size when the legend below it gains a row): each part had each.
+        assert 1 <= len(bar_work["geometry"]) <= 3, i
+
+
+def test_a_part_hidden_from_its_legend_sample_is_not_painted(window):
+    """A click on a memory part's legend sample hides that part's bars and shows them again,
+    as when each part was its own item."""
+    plot = window.charts.memory_plot
+    sample = next(s for s, _label in plot.legend.items if s.item is plot.bars["weights"])
+
+    class Click:
+        def button(self):
+            return Qt.MouseButton.LeftButton
+
+        def accept(self):
+            pass
+
+    sample.mouseClickEvent(Click())
+    assert not plot.bars["weights"].isVisible()
+    painted = []
+    paint = pg.BarGraphItem.paint
+    pg.BarGraphItem.paint = lambda self, p, *a: (painted.append(self), paint(self, p, *a))
+    try:
+        plot.plot_widget.grab()
+        assert plot.bars["weights"] not in painted and plot.bars["gradients"] in painted
+        sample.mouseClickEvent(Click())
+        painted.clear()
+        plot.plot_widget.grab()
+        assert plot.bars["weights"] in painted
+    finally:
+        pg.BarGraphItem.paint = paint
 
 
 def test_the_cost_plots_lines_take_data_without_a_data_item(window, monkeypatch):
