@@ -10,11 +10,12 @@ median of ``--repeats`` runs, with and without the recommendation (``--no-plan``
 compiled first and written by the runs (as an installed package has it), and a first run of each
 size is discarded, so no run recompiles or reads cold files.
 
-The report draws its cost plot (and the memory plot where that evens the work out) in a forked
-child (report/forked.py) where a CPU is free: on Linux, with the 1-minute load average below the
-CPUs this process may use. Each row prints that load ("load L/CPUS", read as its runs start): at
-or above, the runs drew in one process. CPU is the children's user + system time, the forked
-child's included.
+The report draws its plots in forked children (report/plot_child.py: a child that loads Qt while
+the report's process searches the plan and builds the text, and forks a grandchild for part of
+the images) where a CPU is free: on Linux, with the 1-minute load average below the CPUs this
+process may use. Each row prints that load ("load L/CPUS", read as its runs start): at or above,
+the runs drew in one process. CPU is the children's user + system time, the forked children's
+included.
 """
 
 from __future__ import annotations
