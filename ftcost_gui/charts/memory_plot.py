@@ -166,7 +166,6 @@ class MemoryPlot(PlotView):
         self.current_method = ""
         self.ranges_gib: dict[str, tuple[float, float]] = {}
         self._bars: MemoryBars | None = None
-        self._drawn: dict[str, tuple[int, tuple[float, ...], tuple[float, ...]]] = {}
         self._ticks: list[tuple[float, str]] = []
 
     def restyle(self, theme: Theme) -> None:
@@ -204,15 +203,8 @@ class MemoryPlot(PlotView):
         self.current_method = method
         x = np.arange(len(methods), dtype=float)
         self.heights_gib = {key: list(bars.part(key)) for key in MEMORY_PART_LABELS}
-        base = np.zeros(len(methods))
-        for key, item in self.bars.items():
-            h = np.asarray(self.heights_gib[key])
-            drawn = (len(methods), tuple(h), tuple(base))
-            if self._drawn.get(key) != drawn:  # a part an edit left alone is not redrawn
-                self._drawn[key] = drawn
-                item.setOpts(x=x, height=h, y0=base.copy(), width=WIDTH)
-            base = base + h
-        totals = base
+        # a part an edit left alone is not given its bars again
+        totals = self.stack.stack(x, [self.heights_gib[k] for k in self.bars], WIDTH)
         self.draw_ranges(bars, x, totals)
         self._show_legend(self.parts_drawn())
         idx = bars.active

@@ -144,12 +144,7 @@ class ScenarioMemoryPlot(MemoryPlot):
         self.current_method = names[active] if 0 <= active < n else ""
         x = np.arange(n, dtype=float)
         self.heights_gib = {part: list(bars.part(part)) for part in MEMORY_PART_LABELS}
-        base = np.zeros(n)
-        for part, item in self.bars.items():
-            h = np.asarray(self.heights_gib[part])
-            item.setOpts(x=x, height=h, y0=base.copy(), width=WIDTH)
-            base = base + h
-        totals = base
+        totals = self.stack.stack(x, [self.heights_gib[part] for part in self.bars], WIDTH)
         if 0 <= active < n:
             self.highlight.setOpts(
                 x=[x[active]], height=[totals[active]], y0=[0.0], width=WIDTH + 0.08

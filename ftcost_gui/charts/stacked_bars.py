@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 
@@ -24,10 +25,24 @@ class BarPart(pg.BarGraphItem):
 
     def __init__(self, owner: StackedBars, **opts):
         self.owner = owner  # (before BarGraphItem.__init__: it sets the options)
+        self.drawn: tuple | None = None  # (bars, heights, bases) last stacked
         super().__init__(**opts)
 
     def setOpts(self, **opts) -> None:
         super().setOpts(**opts)
+        self.drawn = None  # (data not from ``stack``)
+        self.owner.changed()
+
+    def take(self, rects: np.ndarray, bounds: tuple, **opts) -> None:
+        """``setOpts(**opts)`` for new data (x, height, y0, width) whose rectangles (rows of x,
+        y, width, height) and data bounds ``StackedBars.stack`` worked out for all parts at
+        once, as ``BarGraphItem._prepareData`` works them out (the same float operations)."""
+        self.opts.update(opts)
+        self.picture = None
+        self._shape = None
+        self._dataBounds = bounds
+        self._rectarray.resize(len(rects))
+        self._rectarray.ndarray()[:] = rects
         self.owner.changed()
 
     def setVisible(self, visible: bool) -> None:  # a click on its legend sample
@@ -53,6 +68,37 @@ class StackedBars(pg.GraphicsObject):
         self.parts.append(part)
         self.changed()
         return part
+
+    def stack(self, x: np.ndarray, heights: Sequence[np.ndarray], width: float) -> np.ndarray:
+        """Stack the parts' bars (``heights``: a part's height at each ``x``, in the parts'
+        order), each part on the ones before it; the totals. A part whose bars are the ones it
+        has is not given them again. The rectangles are ``BarGraphItem._prepareData``'s, worked
+        out for all parts in one pass: each part given its data by ``setOpts`` cost ~0.2M
+        instructions of numpy and option handling (callgrind: 2.1M of a sequence-length
+        edit's bars, 3.2M of a CPU-offload toggle's)."""
+        h = np.array(heights, dtype=float).reshape(len(self.parts), len(x))
+        tops = np.cumsum(h, axis=0)  # the running sums ``base = base + h`` part by part
+        base = np.zeros_like(h)
+        base[1:] = tops[:-1]
+        # _getNormalizedCoords: x0 = x - width/2., x1 = x0 + width, ordered; y0 .. y0 + height
+        left = x - width / 2.0
+        right = left + width
+        x0, x1 = np.minimum(left, right), np.maximum(left, right)
+        y0, y1 = np.minimum(base, base + h), np.maximum(base, base + h)
+        if len(x):
+            x_bounds = (np.min(x0), np.max(x1))
+            y_lows, y_highs = np.min(y0, axis=1), np.max(y1, axis=1)
+        rects = np.empty((len(x), 4))
+        rects[:, 0], rects[:, 2] = x0, x1 - x0
+        for i, part in enumerate(self.parts):
+            drawn = (len(x), tuple(h[i]), tuple(base[i]))
+            if part.drawn == drawn:
+                continue
+            part.drawn = drawn
+            rects[:, 1], rects[:, 3] = y0[i], y1[i] - y0[i]
+            bounds = (x_bounds, (y_lows[i], y_highs[i])) if len(x) else ((None, None), (None, None))
+            part.take(rects, bounds, x=x, height=h[i].copy(), y0=base[i].copy(), width=width)
+        return tops[-1] if len(self.parts) else np.zeros(len(x))
 
     def changed(self) -> None:
         """A part's data or pen changed: the old area and the new one are repainted (one

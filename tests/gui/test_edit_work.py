@@ -137,15 +137,22 @@ def test_an_edit_of_the_baseline_repaints_the_cells_whose_words_changed(cells_pa
 
 @pytest.fixture
 def plot_calls(monkeypatch):
-    """Bars given data, axis ticks set, text items given text (the memory plot's work)."""
+    """Bars given data (the memory parts: by their stack), axis ticks set, text items given
+    text (the memory plot's work)."""
+    from ftcost_gui.charts.stacked_bars import BarPart
+
     calls = {"bars": [], "ticks": 0, "texts": 0}
     set_opts, set_ticks = pg.BarGraphItem.setOpts, pg.AxisItem.setTicks
-    set_text = pg.TextItem.setText
+    set_text, take = pg.TextItem.setText, BarPart.take
 
     def counting_opts(self, **opts):
         if "height" in opts:
             calls["bars"].append(self)
         set_opts(self, **opts)
+
+    def counting_take(self, rects, bounds, **opts):
+        calls["bars"].append(self)
+        take(self, rects, bounds, **opts)
 
     def counting_ticks(self, ticks):
         calls["ticks"] += 1
@@ -156,6 +163,7 @@ def plot_calls(monkeypatch):
         set_text(self, text, color)
 
     monkeypatch.setattr(pg.BarGraphItem, "setOpts", counting_opts)
+    monkeypatch.setattr(BarPart, "take", counting_take)
     monkeypatch.setattr(pg.AxisItem, "setTicks", counting_ticks)
     monkeypatch.setattr(pg.TextItem, "setText", counting_text)
     return calls
@@ -466,3 +474,24 @@ def test_a_sequence_length_edited_back_draws_the_axes_specs_it_had(plot_paints, 
         assert sorted(paints) == ["cost_plot", "memory_plot"], step
         if step >= 2:  # both ranges shown once: nothing worked out again
             assert made == [], step
+
+
+def test_the_stacked_parts_bars_are_the_ones_pyqtgraph_works_out(window):
+    """The parts' rectangles and data bounds, worked out for all parts in one pass, are bit for
+    bit the ones ``BarGraphItem.setOpts`` works out from each part's options."""
+    plot, store = window.charts.memory_plot, window.store
+    for field, value in [
+        ("max_seq_len", 3584),
+        ("max_seq_len", 16384),
+        ("method", "full_bf16_adamw"),  # five bars
+        ("cpu_offload_optimizer", True),
+    ]:
+        section = "data" if field == "max_seq_len" else "training"
+        store.set_field(section, field, value)
+        store.recompute_now()
+        QApplication.processEvents()
+        for key, part in plot.bars.items():
+            opts = {k: part.opts[k] for k in ("x", "height", "y0", "width")}
+            made = pg.BarGraphItem(**opts)
+            assert np.array_equal(made._rectarray.ndarray(), part._rectarray.ndarray()), key
+            assert made._dataBounds == part._dataBounds, key

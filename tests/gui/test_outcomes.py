@@ -59,7 +59,7 @@ def test_outcome_is_emitted_only_when_it_changed(window):
 def test_an_mfu_edit_moves_the_marker_and_redraws_no_bar_or_curve(window, monkeypatch):
     memory, cost = window.charts.memory_plot, window.charts.cost_plot
     drawn = []
-    monkeypatch.setattr(memory.bars["activations"], "setOpts", lambda **kw: drawn.append("bars"))
+    monkeypatch.setattr(memory.bars["activations"], "take", lambda *a, **kw: drawn.append("bars"))
     monkeypatch.setattr(cost.od_curve, "setData", lambda *a, **kw: drawn.append("curve"))
     _edit(window, "efficiency", "mfu", 0.29)
     assert drawn == []
