@@ -4,6 +4,8 @@ import gc
 
 import pytest
 
+from .counting import record_calls
+
 
 @pytest.fixture(autouse=True)
 def _free_closed_windows():
@@ -105,12 +107,6 @@ def specs_made(monkeypatch):
     """generateDrawSpecs runs, by axis orientation."""
     import pyqtgraph as pg
 
-    made: list[str] = []
-    generate = pg.AxisItem.generateDrawSpecs
-
-    def counting(axis, painter):
-        made.append(axis.orientation)
-        return generate(axis, painter)
-
-    monkeypatch.setattr(pg.AxisItem, "generateDrawSpecs", counting)
-    return made
+    return record_calls(
+        monkeypatch, pg.AxisItem, "generateDrawSpecs", lambda axis, _p: axis.orientation
+    )

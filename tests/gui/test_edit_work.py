@@ -14,6 +14,8 @@ from PySide6.QtWidgets import QApplication
 
 from ftcost_gui.charts.memory_plot import LEGEND_LABELS, WIDTH
 
+from .counting import record_calls
+
 
 @pytest.fixture
 def labels_made(monkeypatch):
@@ -397,15 +399,7 @@ def test_the_cost_plots_lines_take_data_without_a_data_item(window, monkeypatch)
 @pytest.fixture
 def labels_resized(monkeypatch):
     """The text of each pyqtgraph label resized (patched before the window is built)."""
-    resized: list[str] = []
-    resize_event = pg.LabelItem.resizeEvent
-
-    def counting(self, event):
-        resized.append(self.text)
-        return resize_event(self, event)
-
-    monkeypatch.setattr(pg.LabelItem, "resizeEvent", counting)
-    return resized
+    return record_calls(monkeypatch, pg.LabelItem, "resizeEvent", lambda label, _e: label.text)
 
 
 def test_the_cpu_offload_box_lays_each_legend_label_out_once(labels_resized, window):
