@@ -4,8 +4,10 @@ plan as ONE undoable edit, the constraints are editable from the keyboard."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 
 from ftcost_gui.core.plan_space import PlanConstraints, plan_inputs, search_key
 from ftcost_gui.core.planner import search_plans
@@ -169,3 +171,52 @@ def test_what_fits_tab(window, qtbot):
     assert [g.gpu_id for g in view.by_seq.fits.gpus][1] == "a100-80gb-sxm"
     window.store.recompute_now()  # the same inputs: nothing computed
     assert fits.computations == 2
+
+
+def _keyboard_order(first, wanted):
+    """The widgets of ``wanted`` in the order Tab reaches them, from ``first`` on."""
+    seen, w = [], first
+    for _ in range(500):
+        if w in wanted and w not in seen:
+            seen.append(w)
+        w = w.nextInFocusChain()
+    return seen
+
+
+def test_the_plan_page_never_scrolls_sideways(window, qtbot):
+    """Three pairs of editors to a row on a wide page, two on a narrow one, where "Keep memory
+    margin" takes its own row: nothing runs past the page's right edge (1024 px windows)."""
+    tab, _ = _tabs(window)
+    view = _show_plan(qtbot, tab)
+    bar = view.bar
+    sideways = view.scroll.horizontalScrollBar()
+    reading = [bar.deadline, bar.budget, bar.max_gpus, bar.goal, bar.billing, bar.batch,
+               *bar.methods.values(), bar.margin]  # fmt: skip
+    room_for_two = bar.width_for(2) + 40  # the page's margins and its vertical scroll bar
+    seen = set()
+    for width in (1920, *range(1200, 700, -20), 1440):
+        window.resize(width, 700)
+        qtbot.wait(5)
+        if view.scroll.width() < room_for_two:
+            continue  # narrower than any arrangement: scrolling is the way left
+        seen.add(bar.columns)
+        if view.scroll.width() >= bar.width_for(3) + 40:  # room for three pairs
+            assert bar.columns == 3, width
+        elif view.scroll.width() < bar.width_for(3):
+            assert bar.columns == 2, width
+        qtbot.waitUntil(lambda: sideways.maximum() == 0, timeout=1000)
+        assert bar.width() <= view.scroll.viewport().width()
+        # the recommendation wraps inside the page rather than run past its edge
+        assert view.summary.geometry().right() < view.scroll.viewport().width()
+        # the same editors in the same reading order, which is also the keyboard's
+        boxes = [x.geometry().translated(x.parentWidget().mapTo(bar, QPoint())) for x in reading]
+        for a, b in pairwise(boxes):  # to the right on its row, or below
+            same_row = b.top() <= a.bottom() and b.bottom() >= a.top()
+            assert (same_row and b.left() > a.right()) or b.top() > a.bottom(), (width, a, b)
+        assert _keyboard_order(bar.deadline, reading) == reading
+        if bar.columns == 2:
+            row, col, _, span = bar.grid.getItemPosition(bar.grid.indexOf(bar.margin))
+            assert (row, col, span) == (4, 1, 3)  # under the methods, a row of its own
+        else:  # at the end of the methods' row
+            assert bar.methods_row.indexOf(bar.margin) == bar.methods_row.count() - 1
+    assert seen == {2, 3}

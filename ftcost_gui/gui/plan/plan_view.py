@@ -8,7 +8,7 @@ this plan" emits ``adoptRequested(option index)``.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -47,6 +47,8 @@ from ..widgets import RowTable, scrolled
 
 MIN_PLOT_PX = 240
 MIN_LISTS_PX = 170
+WIDE_COLUMNS = 3  # label–editor pairs to a row when the page is wide enough
+PAGE_MARGIN_PX = 6
 GOALS = (("cheapest", "Cheapest"), ("fastest", "Fastest"), ("weighted", "Weighted"))
 ALL_METHODS = (*DEFAULT_METHODS, "full_bf16_adamw")
 
@@ -82,36 +84,34 @@ class ConstraintsBar(QWidget):
         self.weight.setKeyboardTracking(False)
         self.weight.setToolTip(field_spec(PlanConstraints, "cost_weight").tooltip)
         self.methods: dict[str, QCheckBox] = {}
-        methods_row = QHBoxLayout()
-        methods_row.setSpacing(6)
+        self.methods_row = QHBoxLayout()
+        self.methods_row.setSpacing(6)
         for m in ALL_METHODS:
             box = QCheckBox(METHOD_SHORT[m])
             box.setObjectName(f"method_{m}")
-            methods_row.addWidget(box)
+            self.methods_row.addWidget(box)
             self.methods[m] = box
-        methods_row.addStretch(1)
+        self.methods_row.addStretch(1)
         self.margin = QCheckBox("&Keep memory margin")
         self.margin.setObjectName("memory_margin")
         self.margin.setToolTip(field_spec(PlanConstraints, "memory_margin").tooltip)
         goal = self._pair(self.goal, self.weight)
-        rows: list[tuple[tuple[str, QWidget, QWidget], ...]] = [
-            (("&Deadline:", self.deadline, self.deadline),
-             ("B&udget:", self.budget, self.budget),
-             ("&Max GPUs:", self.max_gpus, self.max_gpus)),
-            (("B&est:", goal, self.goal), ("&Billing:", self.billing, self.billing),
-             ("Effective &batch:", self.batch, self.batch)),
-        ]  # fmt: skip
-        for r, cells in enumerate(rows):
-            for c, (text, w, buddy) in enumerate(cells):
-                label = QLabel(text)
-                label.setBuddy(buddy)
-                grid.addWidget(label, r, 2 * c, Qt.AlignmentFlag.AlignRight)
-                grid.addWidget(w, r, 2 * c + 1)
-                grid.setColumnStretch(2 * c + 1, 1)
-        label = QLabel("Methods:")
-        grid.addWidget(label, 2, 0, Qt.AlignmentFlag.AlignRight)
-        methods_row.addWidget(self.margin)
-        grid.addLayout(methods_row, 2, 1, 1, 5)
+        # Reading order, which is also the keyboard's (the order the widgets became children).
+        cells = (("&Deadline:", self.deadline, self.deadline),
+                 ("B&udget:", self.budget, self.budget),
+                 ("&Max GPUs:", self.max_gpus, self.max_gpus), ("B&est:", goal, self.goal),
+                 ("&Billing:", self.billing, self.billing),
+                 ("Effective &batch:", self.batch, self.batch))  # fmt: skip
+        self.cells: list[tuple[QLabel, QWidget]] = []
+        for text, w, buddy in cells:
+            label = QLabel(text)
+            label.setBuddy(buddy)
+            self.cells.append((label, w))
+        self.methods_label = QLabel("Methods:")
+        self.grid = grid
+        self.columns = 0
+        self._widths: dict[int, int] = {}
+        self.arrange(WIDE_COLUMNS)
         # Their ranges (up to 1e6 h, $1e9) would ask for room no usual value needs; the room
         # goes to "Effective batch", whose text names the scenario's batch.
         usual = self.fontMetrics().horizontalAdvance("$100,000.00 h") + 24
@@ -152,6 +152,49 @@ class ConstraintsBar(QWidget):
         row.addWidget(b)
         return w
 
+    def arrange(self, columns: int) -> None:
+        """Lay the editors out ``columns`` label–editor pairs to a row: three on a wide page; two
+        on a narrow one (1024 px windows), where "Keep memory margin" takes a row of its own, so
+        that the page never scrolls sideways."""
+        if columns == self.columns:
+            return
+        grid = self.grid
+        while grid.count():  # the widgets stay the bar's children
+            taken = grid.takeAt(0).layout()
+            if taken is not None:
+                taken.setParent(None)  # the methods' row, added again below
+        self.methods_row.removeWidget(self.margin)
+        for c in range(2 * WIDE_COLUMNS):
+            grid.setColumnStretch(c, 0)
+        for i, (label, w) in enumerate(self.cells):
+            r, c = divmod(i, columns)
+            grid.addWidget(label, r, 2 * c, Qt.AlignmentFlag.AlignRight)
+            grid.addWidget(w, r, 2 * c + 1)
+            grid.setColumnStretch(2 * c + 1, 1)
+        row = -(-len(self.cells) // columns)
+        grid.addWidget(self.methods_label, row, 0, Qt.AlignmentFlag.AlignRight)
+        grid.addLayout(self.methods_row, row, 1, 1, 2 * columns - 1)
+        if columns == WIDE_COLUMNS:
+            self.methods_row.addWidget(self.margin)
+        else:
+            grid.addWidget(self.margin, row + 1, 1, 1, 2 * columns - 1)
+        self.columns = columns
+
+    def width_for(self, columns: int) -> int:
+        """The least width the editors need laid out in ``columns`` pairs (measured by laying
+        them out so; remembered until a text or the font changes)."""
+        if columns not in self._widths:
+            shown = self.columns
+            self.arrange(columns)
+            self._widths[columns] = self.grid.minimumSize().width()
+            self.arrange(shown)
+        return self._widths[columns]
+
+    def changeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._widths.clear()
+        super().changeEvent(event)
+
     def set_constraints(self, c: PlanConstraints) -> None:
         """Show ``c`` without emitting ``changed``."""
         self.constraints = c
@@ -182,6 +225,7 @@ class ConstraintsBar(QWidget):
         self.batch.setSpecialValueText(f"scenario's ({batch})" if batch else "scenario's")
         # the special text is wider than any number: never clip it on a narrow window
         self.batch.setMinimumWidth(self.batch.sizeHint().width())
+        self._widths.clear()
 
     def _edit(self, **fields: object) -> None:
         doc = self.constraints.model_dump()
@@ -272,13 +316,26 @@ class PlanView(QWidget):
         # On a short window the page scrolls rather than squeeze the plot or the table away.
         inner = QWidget()
         lay = QVBoxLayout(inner)
-        lay.setContentsMargins(6, 6, 6, 6)
+        m = PAGE_MARGIN_PX
+        lay.setContentsMargins(m, m, m, m)
         lay.addWidget(self.bar)
         lay.addWidget(self.summary)
         lay.addWidget(split, 1)
         self.plot.setMinimumHeight(MIN_PLOT_PX)
         self.lists.setMinimumHeight(MIN_LISTS_PX)
-        scrolled(self, inner)
+        self.scroll = scrolled(self, inner)
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        self._fit_bar()
+
+    def _fit_bar(self) -> None:
+        """Three pairs of editors to a row where they fit, else two. The room is reckoned with
+        the vertical scroll bar shown, so that its coming or going never flips the choice."""
+        room = (self.scroll.width() - self.scroll.verticalScrollBar().sizeHint().width()
+                - 2 * PAGE_MARGIN_PX)  # fmt: skip
+        wide = self.bar.width_for(WIDE_COLUMNS) <= room
+        self.bar.arrange(WIDE_COLUMNS if wide else WIDE_COLUMNS - 1)
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().showEvent(event)
@@ -293,6 +350,7 @@ class PlanView(QWidget):
     ) -> None:
         self.search = search
         self.bar.set_scenario_batch(batch)
+        self._fit_bar()  # the scenario's batch may have widened "Effective batch"
         self.summary.setText(inline_html(recommendation(search)))
         self.counts.setText(f"{len(search.ranked)} on the front of {search.candidates:,} plans")
         self.counts.setToolTip(
