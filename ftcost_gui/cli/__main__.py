@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from .commands import main
+from . import main
 
 raise SystemExit(main())

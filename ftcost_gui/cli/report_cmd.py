@@ -186,7 +186,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from ..report import Report
     from ..report.forked import can_fork, start_images
-    from ..report.plot_child import send_plan, start_plots
+    from ..report.plot_child import send_plan, start_plots, stop_early
     from ..report.render import forked_images, load_qt, plot_images
 
     one_blas_thread()  # before the plots load numpy (in a child, or here)
@@ -198,18 +198,21 @@ def _run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     # Where a child can be forked, the plots are drawn there while this process searches the
     # plan and builds the text (issue 17): HTML and Markdown need no Qt here, so the child loads
-    # it (report/plot_child.py); the PDF is laid out by Qt here, so Qt is loaded before the fork
-    # and the child draws the cost plot (and the memory plot where that evens the work out).
+    # it (report/plot_child.py; forked as the process started, where it could be); the PDF is
+    # laid out by Qt here, so Qt is loaded before the fork and the child draws the cost plot
+    # (and the memory plot where that evens the work out).
     worker = None
-    if can_fork() and "pdf" not in targets:
+    if "pdf" not in targets:
         worker = start_plots(report, plan=not args.no_plan)
-    elif can_fork():
-        try:
-            load_qt()  # once, before the fork: the child inherits Qt's modules
-        except ImportError as exc:
-            raise ReportError(f"the report needs PySide6 and pyqtgraph: {exc}") from None
-        child_images = forked_images(len(document.scenarios), plan=not args.no_plan)
-        worker = start_images(partial(plot_images, report), child_images)
+    else:
+        stop_early()
+        if can_fork():
+            try:
+                load_qt()  # once, before the fork: the child inherits Qt's modules
+            except ImportError as exc:
+                raise ReportError(f"the report needs PySide6 and pyqtgraph: {exc}") from None
+            child_images = forked_images(len(document.scenarios), plan=not args.no_plan)
+            worker = start_images(partial(plot_images, report), child_images)
     try:
         if not args.no_plan:
             report = replace(report, plan=_plan(args, document.current.inputs))

@@ -59,6 +59,18 @@ class PlanFigures:
         return cls(plan_points(plan.search), plan.fits)
 
 
+@dataclass(frozen=True)
+class ReportFigures:
+    """What a report's plots draw (a forked child gets these, not the report:
+    report/plot_child.py): the memory and cost plots by scenario (``series``: a report of
+    several scenarios; None where neither is drawn), else by method for the one scenario's
+    ``inputs``; the plan's three (``plan``) where the report has a plan section."""
+
+    series: ScenarioSeries | None
+    inputs: EstimateInputs | None
+    plan: PlanFigures | None = None
+
+
 def plan_section(
     inputs: EstimateInputs,
     offers: Sequence[Offer],

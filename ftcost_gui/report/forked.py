@@ -7,8 +7,8 @@ child is forked (POSIX ``fork``, Linux only) once the data are computed, before 
 QApplication exists: it inherits the report (and Qt's modules, where they are loaded) as they
 are in memory, creates its own QApplication, draws its images with the same ``plot_images`` and
 sends back only PNG bytes through a pipe, framed by name and length. What this process computes
-after the fork reaches the child only through ``send`` (report/plot_child.py: the plan's
-figures as JSON). Nothing from a file crosses the pipes; nothing is pickled.
+after the fork reaches the child only through ``send`` (report/plot_child.py: what the plots
+draw, as JSON). Nothing from a file crosses the pipes; nothing is pickled.
 
 Where forking is not safe or does not pay (not Linux; a QApplication exists, e.g. a report from
 the window or a test; other Python threads; one CPU, or a machine already busy)
@@ -39,6 +39,8 @@ def can_fork() -> bool:
     CPUs: on a busy machine the child's work only takes CPU from the others)."""
     if not (sys.platform.startswith("linux") and hasattr(os, "fork")):
         return False
+    if not hasattr(os, "memfd_create"):  # send()'s memory file
+        return False
     if threading.active_count() != 1 or _has_qt_application():
         return False
     cpus = len(os.sched_getaffinity(0))
@@ -54,27 +56,29 @@ class ImageWorker:
     """The child drawing ``names``; ``send()`` gives it what it waits for, if it takes anything;
     ``result()`` waits for its images."""
 
-    def __init__(self, pid: int, fd: int, names: tuple[str, ...], inbox: int = -1) -> None:
-        self.pid, self._fd, self.names, self._inbox = pid, fd, names, inbox
+    def __init__(
+        self, pid: int, fd: int, names: tuple[str, ...], inbox: int = -1, data: int = -1
+    ) -> None:
+        self.pid, self._fd, self.names, self._inbox, self._data = pid, fd, names, inbox, data
+        self._sent = 0  # bytes written to the memory file ``data`` so far
 
     def send(self, data: bytes) -> None:
-        """Give the child ``data`` (once): what its ``receive()`` returns. The pipe is made large
-        enough first, so this never waits for the child to read."""
+        """Give the child ``data``: what its next ``receive()`` returns. The bytes go into a
+        memory file the child shares, and the pipe carries only where they lie (16 bytes), so
+        this never waits for the child to read, whatever their size (issue 17: a 200-scenario
+        report's series are ~0.5 MB, sent while the child is still importing Qt)."""
         if self._inbox < 0:
             return
-        import fcntl  # POSIX; a worker exists on Linux only
-
-        payload = len(data).to_bytes(_HEADER, "big") + data
-        with contextlib.suppress(OSError):  # Linux's F_SETPIPE_SZ; else the write may wait
-            if len(payload) > fcntl.fcntl(self._inbox, fcntl.F_GETPIPE_SZ):
-                fcntl.fcntl(self._inbox, fcntl.F_SETPIPE_SZ, len(payload))
+        at = self._sent
+        view = memoryview(data)
         try:
-            with open(self._inbox, "wb", closefd=True) as out:
-                out.write(payload)
+            while view:
+                n = os.pwrite(self._data, view, self._sent)
+                self._sent += n
+                view = view[n:]
+            os.write(self._inbox, at.to_bytes(_HEADER, "big") + len(data).to_bytes(_HEADER, "big"))
         except OSError:  # the child is gone: result() tells
-            pass
-        finally:
-            self._inbox = -1
+            self._close_inbox()
 
     def result(self) -> dict[str, bytes] | None:
         """{name: png} for every name asked for, or None when the child did not deliver them."""
@@ -105,9 +109,10 @@ class ImageWorker:
             gc.unfreeze()
 
     def _close_inbox(self) -> None:
-        if self._inbox >= 0:  # never sent: the child's receive() ends with nothing
+        if self._inbox >= 0:  # nothing more to send: the child's next receive() ends with EOF
             os.close(self._inbox)
-            self._inbox = -1
+            os.close(self._data)
+            self._inbox = self._data = -1
 
 
 _in_child = False  # this process is a forked child: its own children stay in its group
@@ -128,6 +133,7 @@ def start_images(
     names = tuple(names)
     r, w = os.pipe()
     ri, wi = os.pipe() if inbox else (-1, -1)
+    data = os.memfd_create("ftcost-inbox") if inbox else -1  # send()'s bytes; shared by both
     gc.freeze()  # neither collector walks (so copies) the pages shared until the child is done
     pid = os.fork()
     if pid == 0:  # the child: never returns into the caller's code
@@ -140,7 +146,7 @@ def start_images(
             if inbox:
                 os.close(wi)
             _silence_stderr()
-            extra = {"receive": lambda: _receive(ri)} if inbox else {}
+            extra = {"receive": lambda: _receive(ri, data)} if inbox else {}
             payload = _frame(draw(names=names, **extra))
             with open(w, "wb", closefd=True) as out:
                 out.write(payload)
@@ -153,19 +159,27 @@ def start_images(
     os.close(w)
     if inbox:
         os.close(ri)
-    return ImageWorker(pid, r, names, wi)
+    return ImageWorker(pid, r, names, wi, data)
 
 
-def _receive(fd: int) -> bytes:
-    """What the parent sends (``ImageWorker.send``), once."""
-    data = _read_all(fd, _TIMEOUT_S)
-    os.close(fd)
-    if data is None or len(data) < _HEADER:
-        raise EOFError("nothing came from the parent")
-    n = int.from_bytes(data[:_HEADER], "big")
-    if len(data) != _HEADER + n:
-        raise EOFError("the parent's data were cut short")
-    return data[_HEADER:]
+def _receive(fd: int, data: int) -> bytes:
+    """What the parent sent next (``ImageWorker.send``): where it lies in the memory file
+    ``data``, read from the pipe ``fd`` (waiting for it), then the bytes."""
+    where = b""
+    while len(where) < 2 * _HEADER:
+        chunk = os.read(fd, 2 * _HEADER - len(where))
+        if not chunk:
+            raise EOFError("nothing more came from the parent")
+        where += chunk
+    at, n = int.from_bytes(where[:_HEADER], "big"), int.from_bytes(where[_HEADER:], "big")
+    parts = []
+    while n:
+        chunk = os.pread(data, n, at)
+        if not chunk:
+            raise EOFError("the parent's data were cut short")
+        parts.append(chunk)
+        at, n = at + len(chunk), n - len(chunk)
+    return b"".join(parts)
 
 
 def _silence_stderr() -> None:

@@ -15,7 +15,7 @@ from .. import __version__
 from ..core.series import Outcomes, document_series
 from ..io.atomic import atomic_write_bytes, atomic_write_text
 from ..present.time_texts import price_word
-from .content import IMAGE_NAMES, PLAN_IMAGES, PlanFigures, Report
+from .content import IMAGE_NAMES, PLAN_IMAGES, PlanFigures, Report, ReportFigures
 from .forked import ImageWorker
 from .html import html_but_charts, report_html, write_html
 from .markdown import write_markdown
@@ -103,6 +103,24 @@ def plot_images(
     none: Qt is not touched)."""
     if names is not None and not names:
         return {}
+    series = None
+    if report.several and (names is None or "memory" in names or "cost" in names):
+        series = report.series or document_series(report.document, Outcomes())
+    if figures is None and report.plan is not None:
+        figures = PlanFigures.of(report.plan)
+    inputs = None if report.several else report.document.current.inputs
+    return draw_images(ReportFigures(series, inputs, figures), size, scale, names=names)
+
+
+def draw_images(
+    figures: ReportFigures,
+    size: tuple[int, int] = PLOT_SIZE,
+    scale: float = 2.0,
+    names: Collection[str] | None = None,
+) -> dict[str, bytes]:
+    """``plot_images`` from what the plots draw (a forked child has these, not the report)."""
+    if names is not None and not names:
+        return {}
     ensure_qapp()
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
@@ -112,15 +130,13 @@ def plot_images(
     from ..charts.plan_plot import PlanFrontPlot
     from ..charts.theme import PAPER
 
-    doc, outcomes = report.document, Outcomes()
-    if figures is None and report.plan is not None:
-        figures = PlanFigures.of(report.plan)
+    several = figures.series is not None
     makers: dict = (
         {"memory": ScenarioMemoryPlot, "cost": ScenarioCostPlot}
-        if report.several
+        if several
         else {"memory": MemoryPlot, "cost": CostPlot}
     )
-    if figures is not None:
+    if figures.plan is not None:
         makers.update(
             plan=PlanFrontPlot, fits_seq=lambda: WhatFitsPlot("seq_len"),
             fits_batch=lambda: WhatFitsPlot("micro_batch"),
@@ -135,24 +151,24 @@ def plot_images(
             view.show()
             view.setUpdatesEnabled(False)  # laid out as on screen, never painted there
         QApplication.processEvents()
-        if report.several and ("memory" in views or "cost" in views):
-            series = report.series or document_series(doc, outcomes)
+        if figures.series is not None:
             for name in ("memory", "cost"):
                 if name in views:
-                    views[name].set_scenarios(series)
+                    views[name].set_scenarios(figures.series)
         elif "memory" in views or "cost" in views:
-            outcome = outcomes.get(doc.current.inputs)
+            assert figures.inputs is not None  # one scenario: its plots by method
+            outcome = Outcomes().get(figures.inputs)
             if "memory" in views:
                 views["memory"].set_bars(outcome.memory_by_method)
             if "cost" in views:
                 tier = outcome.inputs.hardware.gpu.pricing_tier
                 views["cost"].set_series(outcome.cost_curve, outcome.cost_now, price_word(tier))
-        if figures is not None:
+        if figures.plan is not None:
             if "plan" in views:
-                views["plan"].set_series(figures.points, {})
+                views["plan"].set_series(figures.plan.points, {})
             for name in ("fits_seq", "fits_batch"):
                 if name in views:
-                    views[name].set_series(figures.fits)
+                    views[name].set_series(figures.plan.fits)
         QApplication.processEvents()
         for _ in range(2):  # the axes' new widths change the plot's width, and so its ticks
             for view in views.values():

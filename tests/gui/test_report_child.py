@@ -11,11 +11,20 @@ import sys
 import pytest
 
 from ftcost_gui.core.compare import offer
+from ftcost_gui.core.document import EstimateDocument
 from ftcost_gui.core.plan_space import PlanConstraints
+from ftcost_gui.core.series import Outcomes
 from ftcost_gui.io.estimate_file import save_document
 from ftcost_gui.io.resources import builtin_catalog
+from ftcost_gui.report import Report
 from ftcost_gui.report.content import PlanFigures, plan_section
-from ftcost_gui.report.plot_child import figures_from_json, figures_json, grandchild_images
+from ftcost_gui.report.plot_child import (
+    figures_from_json,
+    figures_json,
+    grandchild_images,
+    order_from_json,
+    order_json,
+)
 
 from ..core.helpers import make
 from .test_report_work import _document, _html_text
@@ -40,6 +49,36 @@ def test_the_plans_figures_reach_the_child_as_they_are(constraints):
     assert repr(back) == repr(figures)
 
 
+@pytest.mark.parametrize("scenarios", [1, 3])
+def test_what_the_memory_and_cost_plots_draw_reaches_the_child_as_it_is(scenarios):
+    """Several scenarios: every bar and curve of the series read back equal and of the same types
+    (repr the same; the child computes no estimate); one scenario: its inputs, from which the
+    child computes the plots by method as the report's process would."""
+    from ftcost_gui.core.series import document_series, own_outcome, scenario_series
+
+    doc = _document(3)
+    if scenarios == 1:  # S1 alone: LoRA at 2,048 tokens
+        doc = EstimateDocument(scenarios=doc.scenarios[1:2], active=0)
+    outcomes = [own_outcome(s.inputs, band=False) for s in doc.scenarios]
+    names = [s.name for s in doc.scenarios]
+    series = scenario_series(names, outcomes, doc.active) if scenarios > 1 else None
+    report = Report(document=doc, results=[o.result for o in outcomes], series=series)
+    names_back, back = order_from_json(order_json(report, ("cost", "memory")))
+    assert names_back == ("cost", "memory") and back.plan is None
+    if scenarios > 1:
+        assert back.inputs is None
+        assert back.series == series and repr(back.series) == repr(series)
+        assert len(back.series.curves) == 3 and back.series.memory.keys == ("S0", "S1", "S2")
+        # without the caller's series: the ones the plots would compute, sent the same way
+        bare = Report(document=doc, results=report.results)
+        assert order_from_json(order_json(bare, ("cost",)))[1].series == document_series(
+            doc, Outcomes()
+        )
+    else:
+        assert back.series is None
+        assert back.inputs == doc.current.inputs and repr(back.inputs) == repr(doc.current.inputs)
+
+
 def test_the_grandchild_takes_the_cost_plot_and_what_evens_the_work_out():
     assert grandchild_images(3, plan=True) == ("cost", "memory")  # the plan's three: the child
     assert grandchild_images(200, plan=True) == ("cost",)  # 400 curves ~ the other four
@@ -51,14 +90,17 @@ DRAWN = r"""
 import json, os, sys
 os.getloadavg = lambda: (0.0, 0.0, 0.0)  # idle (a busy machine draws in one process)
 import ftcost_gui.report.render as render
-plot_images = render.plot_images
-def counted(report, *a, names=None, **k):
-    images = plot_images(report, *a, names=names, **k)
+draw_images = render.draw_images
+def counted(figures, *a, names=None, **k):
+    images = draw_images(figures, *a, names=names, **k)
     if images:
         with open(sys.argv[2], "a") as log:  # the children's calls too (their lists die)
             log.write(json.dumps([os.getpid(), os.getppid(), sorted(images)]) + "\n")
     return images
-render.plot_images = counted
+render.draw_images = counted
+if os.environ.get("GRANDCHILD"):  # what the grandchild draws, forced
+    import ftcost_gui.report.plot_child as plot_child
+    plot_child.grandchild_images = lambda *a, **k: tuple(os.environ["GRANDCHILD"].split(","))
 from ftcost_gui.cli import main
 rc = main(["report", sys.argv[1], *sys.argv[3:]])
 qt = sorted(m for m in sys.modules if m.split(".")[0] in ("PySide6", "numpy", "pyqtgraph"))
@@ -66,12 +108,13 @@ print(json.dumps({"rc": rc, "pid": os.getpid(), "qt": qt}))
 """
 
 
-def _report(tmp_path, *flags: str) -> tuple[dict, list]:
+def _report(tmp_path, *flags: str, grandchild: str = "") -> tuple[dict, list]:
     path = tmp_path / "s.ftcost"
     save_document(path, _document(3))
     log = tmp_path / "drawn.jsonl"
     log.unlink(missing_ok=True)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FTCOST_CONFIG_DIR": str(tmp_path)}
+    env["GRANDCHILD"] = grandchild
     out = subprocess.run(
         [sys.executable, "-c", DRAWN, str(path), str(log), *flags],
         capture_output=True, text=True, check=True, env=env,
@@ -108,6 +151,20 @@ def test_the_html_reports_process_never_loads_qt(tmp_path):
     )
     assert run_report(args) == 0
     assert _html_text(tmp_path / "f.html") == _html_text(tmp_path / "s.html")
+
+
+@linux_only
+def test_a_grandchild_that_draws_a_plan_image_is_forked_once_the_figures_came(tmp_path):
+    """Where the grandchild draws one of the plan's images (grandchild_images: ~60-150
+    scenarios), the child forks it once the plan's figures came, so that it draws what it was
+    given and nothing is drawn twice (forked before them, it could not draw the plan and the
+    child drew its images again)."""
+    got, calls = _report(tmp_path, "--html", str(tmp_path / "f.html"), grandchild="cost,plan")
+    assert got["qt"] == []
+    child = [c for c in calls if c[1] == got["pid"]]
+    grandchild = [c for c in calls if c[1] != got["pid"]]
+    assert [names for _, _, names in child] == [["fits_batch", "fits_seq", "memory"]]
+    assert [names for _, _, names in grandchild] == [["cost", "plan"]]
 
 
 @linux_only
@@ -178,3 +235,86 @@ def test_a_child_receives_what_is_sent_and_stops_with_what_it_forked(tmp_path):
     )  # fmt: skip
     got = json.loads(out.stdout.splitlines()[-1])
     assert got == {"sent": {"plan": 200_000}, "never_sent": None, "grandchild_gone": True}
+
+
+EARLY = r"""
+import json, os, sys
+os.getloadavg = lambda: (0.0, 0.0, 0.0)  # idle (a busy machine draws in one process)
+import ftcost_gui.core.series as core_series
+import ftcost_gui.report.plot_child as plot_child
+LOG = sys.argv[1]
+def note(**fields):
+    with open(LOG, "a") as log:
+        log.write(json.dumps({"pid": os.getpid(), "ppid": os.getppid(), **fields}) + "\n")
+draw = plot_child._draw
+def started(*a, **k):  # the child, as it starts
+    note(child=True, commands_loaded="ftcost_gui.cli.commands" in sys.modules)
+    return draw(*a, **k)
+plot_child._draw = started
+own_outcome = core_series.own_outcome
+def estimated(*a, **k):
+    note(estimate=True)
+    return own_outcome(*a, **k)
+core_series.own_outcome = estimated
+from ftcost_gui.cli import main
+sys.argv = ["ftcost", "report", *sys.argv[2:]]
+rc = main()  # the process's entry, as `ftcost` runs it
+qt = sorted(m for m in sys.modules if m.split(".")[0] in ("PySide6", "numpy", "pyqtgraph"))
+print(json.dumps({"rc": rc, "pid": os.getpid(), "qt": qt}))
+"""
+
+
+def _entry(tmp_path, *args: str) -> tuple[dict, list]:
+    log = tmp_path / "early.jsonl"
+    log.unlink(missing_ok=True)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FTCOST_CONFIG_DIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", EARLY, str(log), *args],
+        capture_output=True, text=True, check=True, env=env, timeout=120,
+    )  # fmt: skip
+    got = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
+    notes = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return got, notes
+
+
+@linux_only
+def test_the_plots_child_starts_before_the_commands_modules_load(tmp_path):
+    """As the process's entry, ``ftcost report --html`` forks its plots' child before the
+    command line's modules are imported (its Qt imports run beside them, the file's reading and
+    the estimates); the report's process makes every estimate (3), the child none (it is sent
+    the series), and the report is the one drawn in one process."""
+    path = tmp_path / "s.ftcost"
+    save_document(path, _document(3))
+    got, notes = _entry(tmp_path, str(path), "--html", str(tmp_path / "f.html"))
+    assert got["rc"] == 0 and got["qt"] == []
+    children = [n for n in notes if n.get("child")]
+    assert [(n["ppid"], n["commands_loaded"]) for n in children] == [(got["pid"], False)]
+    estimates = [n["pid"] for n in notes if n.get("estimate")]
+    assert estimates == [got["pid"]] * 3
+    import argparse
+
+    from ftcost_gui.cli.report_cmd import add_report_parser, run_report
+
+    parser = argparse.ArgumentParser(prog="ftcost")
+    add_report_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["report", str(path), "--html", str(tmp_path / "s.html")])
+    assert run_report(args) == 0
+    assert _html_text(tmp_path / "f.html") == _html_text(tmp_path / "s.html")
+
+
+@linux_only
+def test_an_early_child_no_report_takes_is_stopped_and_a_pdf_forks_none(tmp_path):
+    """A report that fails (no such file) stops the child it forked first: none is left
+    importing Qt for nothing once the command returns. A PDF is laid out by Qt in the report's
+    process, so none is forked first."""
+    got, notes = _entry(
+        tmp_path, str(tmp_path / "nosuch.ftcost"), "--html", str(tmp_path / "f.html")
+    )
+    assert got["rc"] == 2
+    children = [n["pid"] for n in notes if n.get("child")]
+    assert len(children) <= 1  # stopped before it could note its start, or after
+    assert all(not os.path.exists(f"/proc/{pid}") for pid in children)  # stopped and reaped
+    path = tmp_path / "s.ftcost"
+    save_document(path, _document(3))
+    got, notes = _entry(tmp_path, str(path), "--pdf", str(tmp_path / "f.pdf"))
+    assert got["rc"] == 0 and [n for n in notes if n.get("child")] == []
