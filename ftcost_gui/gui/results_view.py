@@ -23,6 +23,7 @@ from ..core.inputs import EstimateInputs
 from ..core.results import EstimateResult
 from ..present.figures import HEADLINES, breakdown_rows, headline_texts
 from ..present.ranges import headline_ranges
+from .kept_hints import KeptHintsLabel
 from .muted_label import MutedLabel
 from .wrapped_label import SelectableWrappedLabel
 
@@ -101,9 +102,10 @@ class FitLabel(QLabel):
             self.setFont(self._font(scale))
 
 
-class RangeLabel(MutedLabel):
+class RangeLabel(KeptHintsLabel, MutedLabel):
     """A card's low–high, shown whole where its line has room for it, else not at all (never
-    clipped; the card's tooltip has it)."""
+    clipped; the card's tooltip has it). Selectable: QLabel measures it in a text document, so
+    its hints are kept per text (``KeptHintsLabel``)."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__("", parent)

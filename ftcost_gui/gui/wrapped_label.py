@@ -13,41 +13,19 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QEnterEvent, QFocusEvent
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QWidget
+
+from .kept_hints import KeptHintsLabel
 
 
-class WrappedLabel(QLabel):
+class WrappedLabel(KeptHintsLabel):
     """``QLabel`` with word wrap whose height for a width is worked out once per text, width
-    and look: the heights are kept while everything of the label that lays its text out (text,
-    margins, indent, alignment, wrap, format) is the same and no change event (font, style,
-    palette, …) has come in since."""
+    and look (``KeptHintsLabel``: its last few texts, while everything of the label that lays
+    its text out is the same and no change event has come in since)."""
 
     def __init__(self, text: str = "", parent: QWidget | None = None):
         super().__init__(text, parent)
         self.setWordWrap(True)
-        self._heights: dict[int, int] = {}
-        self._heights_of: tuple[object, ...] | None = None
-        self.layouts = 0  # heights worked out by QLabel (tests count them)
-
-    def heightForWidth(self, width: int) -> int:
-        # Read from the label, not tracked through its setters: those are not virtual, so a
-        # change made from C++ (a style, a layout) would not pass through an override.
-        of = (
-            self.text(), self.contentsMargins(), self.margin(), self.indent(),
-            self.alignment(), self.wordWrap(), self.textFormat(),
-        )  # fmt: skip
-        if of != self._heights_of:
-            self._heights.clear()
-            self._heights_of = of
-        height = self._heights.get(width)
-        if height is None:
-            self.layouts += 1
-            height = self._heights[width] = super().heightForWidth(width)
-        return height
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        self._heights.clear()  # whatever changed (font, style, …): ask QLabel again
 
 
 SELECTABLE = Qt.TextInteractionFlag.TextSelectableByMouse

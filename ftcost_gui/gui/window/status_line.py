@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent
-from PySide6.QtWidgets import QLabel, QStatusBar, QStyleOption, QWidget
+from PySide6.QtWidgets import QStatusBar, QStyleOption, QWidget
+
+from ..kept_hints import KeptHintsLabel
 
 
-class SummaryLine(QLabel):
+class SummaryLine(KeptHintsLabel):
     """A one-line plain-text label that elides on the right instead of widening the window.
 
-    ``text()`` stays the whole line; the tooltip shows it whole when it does not fit.
+    ``text()`` stays the whole line; the tooltip shows it whole when it does not fit. Its hints
+    are QLabel's, kept per text (``KeptHintsLabel``): each edit sets it.
     """
 
     def __init__(self, parent: QWidget | None = None):
