@@ -49,26 +49,27 @@ def compare_scenarios(
     """One row per metric; 'best' ignores scenarios that do not fit in memory."""
     rows = []
     eligible = fits or [r.memory.fits for r in results]
+    everyone = not any(eligible)  # none fits: the best of all
     for metric in METRICS:
-        values = tuple(metric.get(r) for r in results)
+        # list comprehensions, not generators (an edit compares every scenario: issue 17)
+        values = tuple([metric.get(r) for r in results])
         candidates = [
-            (v, i)
-            for i, v in enumerate(values)
-            if v is not None and (eligible[i] or not any(eligible))
+            (v, i) for i, v in enumerate(values) if v is not None and (eligible[i] or everyone)
         ]
         best: tuple[int, ...] = ()
         if candidates:
-            target = (
-                min(v for v, _ in candidates)
-                if metric.lower_is_better
-                else max(v for v, _ in candidates)
-            )
-            best = tuple(
-                i for v, i in candidates if abs(v - target) <= 1e-9 * max(1.0, abs(target))
-            )
+            figures = [v for v, _ in candidates]
+            target = min(figures) if metric.lower_is_better else max(figures)
+            tolerance = 1e-9 * max(1.0, abs(target))
+            best = tuple([i for v, i in candidates if abs(v - target) <= tolerance])
         base = values[baseline] if 0 <= baseline < len(values) else None
-        deltas = tuple(None if v is None or base is None else v - base for v in values)
-        ratios = tuple(None if v is None or not base else v / base for v in values)
+        deltas: tuple[float | None, ...]
+        ratios: tuple[float | None, ...]
+        if base is None:
+            deltas = ratios = (None,) * len(values)
+        else:
+            deltas = tuple([None if v is None else v - base for v in values])
+            ratios = tuple([None if v is None or not base else v / base for v in values])
         rows.append(ComparisonRow(metric, values, best, deltas, ratios))
     return rows
 
