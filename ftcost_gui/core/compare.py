@@ -84,9 +84,11 @@ class Offer:
     region: str = ""
     pricing_tier: PricingTier = "on_demand"
     facts: tuple[Any, ...] = field(init=False, repr=False, compare=False)
+    id_key: str = field(init=False, repr=False, compare=False)  # catalog.id_key of the spec's id
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "facts", tuple(getattr(self.spec, f) for f in _FACT_FIELDS))
+        object.__setattr__(self, "id_key", id_key(self.spec.id))
 
 
 def offer(item: EffectiveRow | CatalogGpu | GpuSpec | Offer) -> Offer:
@@ -244,7 +246,50 @@ def ranking(
 ) -> tuple[list[GpuComparison], GpuComparison | None, GpuComparison | None]:
     """The rows ranked by cost (``by`` "cost") or by wall-clock ("wall_clock"), with the cheapest
     and the fastest GPU that fit: the ranking's first row, when it fits, is its own criterion's
-    (the first of the equals in ``rows``' order, as ``min`` finds it)."""
+    (the first of the equals in ``rows``' order, as ``min`` finds it).
+
+    The same rows as ``rank_by_cost``/``rank_by_wall_clock``, ``cheapest_fitting`` and
+    ``fastest_fitting`` (tests/core/test_compare.py), with each row's fit, cost and wall-clock read
+    once, in ``rows``' order, and sorted as floats: the window ranks 5,000 rows on every edit,
+    and reading rows in ranked order (each a model of its own) cost more than the sort."""
+    fits = [r.fits for r in rows]
+    run = [r.run_usd for r in rows]
+    wall = [r.wall_clock_s for r in rows]
+    total = sum(run) + sum(wall)
+    if total != total:  # a NaN (or inf − inf): ranked by the definition, whatever NaN does there
+        return _ranking(rows, by)
+    first, second = (wall, run) if by == "wall_clock" else (run, wall)
+    # A stable sort by the second key, then by the first: the order of (first, second) tuples.
+    order = sorted(range(len(rows)), key=second.__getitem__)
+    order.sort(key=first.__getitem__)
+    ranked = [rows[i] for i in order if fits[i]]
+    if len(ranked) < len(rows):
+        ranked += [rows[i] for i in order if not fits[i]]
+    best = ranked[0] if ranked and ranked[0].fits else None
+    if by == "wall_clock":
+        return ranked, _least(rows, fits, run, wall), best
+    return ranked, best, _least(rows, fits, wall, run)
+
+
+def _least(
+    rows: Sequence[GpuComparison], fits: list[bool], first: list[float], second: list[float]
+) -> GpuComparison | None:
+    """``min`` of the rows that fit by (first, second): the first of the equals."""
+    fitting = [i for i, f in enumerate(fits) if f]
+    if not fitting:
+        return None
+    least = min([first[i] for i in fitting])
+    tied = [i for i in fitting if first[i] == least]
+    if len(tied) > 1:
+        least = min([second[i] for i in tied])
+        tied = [i for i in tied if second[i] == least]
+    return rows[tied[0]]
+
+
+def _ranking(
+    rows: Sequence[GpuComparison], by: str
+) -> tuple[list[GpuComparison], GpuComparison | None, GpuComparison | None]:
+    """``ranking`` by its definition."""
     ranked = rank_by_wall_clock(rows) if by == "wall_clock" else rank_by_cost(rows)
     best = ranked[0] if ranked and ranked[0].fits else None
     if by == "wall_clock":
@@ -387,12 +432,11 @@ class GpuComparer:
         """One comparison per offer, in the order given (missing ones are compared now)."""
         self.compare_some(inputs, offers)
         current = id_key(inputs.hardware.gpu.id)
-        out = []
-        for o in offers:
-            r = self._rows[id(o)][1]
-            if id_key(o.spec.id) == current:
-                r = r.model_copy(update={"current": True})
-            out.append(r)
+        known = self._rows
+        out = [known[id(o)][1] for o in offers]
+        for i, o in enumerate(offers):
+            if o.id_key == current:  # (the key made once per offer: 5,000 rows an edit)
+                out[i] = out[i].model_copy(update={"current": True})
         return out
 
 

@@ -74,6 +74,8 @@ class RowColumns(RowPlanner):
         super().__init__(inputs, fits)
         self._tps: dict[tuple[float, int], int] = {}  # rollout.eval_tp by GPU memory and count
         self._operands: dict[tuple[object, ...], tuple[RunOperands, PeakRun]] = {}
+        self._spot_of: EstimateInputs | None = None  # the inputs of ``_spot_factors``
+        self._spot_factors: dict[int, float] = {}  # time_cost.spot_factor by node count
 
     def plan(self, inputs: EstimateInputs, spec: GpuSpec) -> RowFloats:
         """``self(inputs_on_gpu(inputs, spec))`` as RowFloats; the inputs on the GPU are made
@@ -145,7 +147,7 @@ class RowColumns(RowPlanner):
         rt = p.run(p.peak, p.ev_s, choice.mfu, od, shape_of(choice))
         spot_usd = None
         if spot is not None:  # as price_run: held GPU-hours × F × spot price
-            spot_usd = spot_run_usd(rt.held_gpu_hours, spot_factor(inputs, p.nodes), spot)
+            spot_usd = spot_run_usd(rt.held_gpu_hours, self._spot_factor(inputs, p.nodes), spot)
         after: list[str] = []
         if p.near_limit is not None:
             after.append(p.near_limit)
@@ -156,7 +158,22 @@ class RowColumns(RowPlanner):
             billed: list[str] = []
             billed_run_usd(inputs_on_gpu(inputs, spec), rt.on_demand_usd, spot_usd, billed)
             return RowFigures(rt, spot_usd, (*p.warnings, *billed, *after))
-        return RowFigures(rt, spot_usd, (*p.warnings, *after) if after else p.warnings)
+        warnings = (*p.warnings, *after) if after else p.warnings
+        return _tuple_new(RowFigures, (rt, spot_usd, warnings))
+
+    def _spot_factor(self, inputs: EstimateInputs, nodes: int) -> float:
+        """``spot_factor(inputs, nodes)``, once per node count for these inputs (the spot and
+        overheads sections are not a plan's: an edit of them finishes the rows again)."""
+        if inputs is not self._spot_of:
+            self._spot_of, self._spot_factors = inputs, {}
+        factor = self._spot_factors.get(nodes)
+        if factor is None:
+            factor = self._spot_factors[nodes] = spot_factor(inputs, nodes)
+        return factor
+
+
+# RowFigures(…) without its Python __new__ (5,000 rows a comparison)
+_tuple_new = tuple.__new__
 
 
 def _default_mfu(inputs: EstimateInputs, ckpt: bool, t: _MfuTerms, spec: GpuSpec) -> MfuDefault:

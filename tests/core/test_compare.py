@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ftcost_gui.core.catalog import GpuCatalog, id_key, merge_catalogs
 from ftcost_gui.core.compare import (
@@ -20,6 +23,8 @@ from ftcost_gui.core.compare import (
 from ftcost_gui.core.estimate import estimate
 from ftcost_gui.core.inputs import EstimateInputs
 from ftcost_gui.io.resources import builtin_catalog, builtin_presets
+
+from .strategies import examples
 
 
 def job(model: str = "llama-2-7b", method: str = "qlora", **training) -> EstimateInputs:
@@ -282,10 +287,13 @@ def test_offers_at_other_prices_share_a_plan_and_give_the_same_rows(monkeypatch)
     # A time plan is made once per GPU count, rented GPUs, link and evaluation among the plans
     # (time_cost.RunOperands), never per offer.
     assert 0 < len(timed) == len(c._columns._operands) <= len(base)
-    # The spot factor: once per offer with a spot price (none for a GPU without one).
+    # The spot factor: once per node count among the offers with a spot price (none for a GPU
+    # without one), not once per offer.
     offers = base + variants
-    spot_priced = sum(o.spec.spot_usd_per_hour is not None for o in offers)
-    assert 0 < spot_priced < len(offers) and len(factors) == spot_priced
+    spot_priced = [o for o in offers if o.spec.spot_usd_per_hour is not None]
+    spot_nodes = {c._plans[o.facts][0].nodes for o in spot_priced}
+    assert 0 < len(spot_priced) < len(offers)
+    assert sorted(factors) == sorted(spot_nodes) and len(factors) < len(spot_priced)
     for o, r in zip(base + variants, rows, strict=True):
         want = _direct(inputs, o)
         if id_key(o.spec.id) == id_key(inputs.hardware.gpu.id):
@@ -413,3 +421,50 @@ def test_the_comparers_plans_skip_the_layouts_and_breakdowns(monkeypatch):
     for r in rows:
         whole = estimate(inputs_with_gpu(inputs, r.spec))
         assert (r.on_demand_usd, r.warnings) == (whole.cost.on_demand_usd, whole.warnings)
+
+
+_FIGURES = st.sampled_from((0.0, -0.0, 1.0, 1.0 + 2**-52, 2.0, 1e300, math.inf, math.nan))
+
+
+@settings(max_examples=examples(0.05, least=200), deadline=None)
+@given(st.lists(st.tuples(st.booleans(), _FIGURES, _FIGURES), max_size=12))
+def test_ranking_is_the_rankings_and_the_least_rows_by_their_definitions(figures):
+    """``ranking`` (the view's, reading each row once and sorting floats) gives the very rows of
+    its definition: ``rank_by_cost``/``rank_by_wall_clock``, its first row when it fits, and
+    ``fastest_fitting``/``cheapest_fitting``; ties, signed zeros, infinities and NaN included."""
+    from ftcost_gui.core.compare import ranking
+
+    base = compare_gpus(job(), builtin_catalog().gpus[:3])
+    rows = [
+        base[i % 3].model_copy(update={"fits": fits, "run_usd": run, "wall_clock_s": wall})
+        for i, (fits, run, wall) in enumerate(figures)
+    ]
+    for by, rank, other in (
+        ("cost", rank_by_cost, fastest_fitting),
+        ("wall_clock", rank_by_wall_clock, cheapest_fitting),
+    ):
+        ranked = rank(rows)
+        first = ranked[0] if ranked and ranked[0].fits else None
+        want = (first, other(rows)) if by == "cost" else (other(rows), first)
+        got, cheapest, fastest = ranking(rows, by)
+        assert [id(r) for r in got] == [id(r) for r in ranked]
+        assert cheapest is want[0] and fastest is want[1]
+
+
+def test_rows_match_the_current_gpu_by_a_key_made_once_per_offer(monkeypatch):
+    """``GpuComparer.rows`` (every refresh of a 5,000-row table) works out the id key of the
+    inputs' GPU once, not of every offer's: each offer's was made with the offer."""
+    from ftcost_gui.core import compare
+    from ftcost_gui.core.compare import GpuComparer, offer
+
+    offers = [offer(g) for g in builtin_catalog().gpus]
+    inputs = job()
+    keyed = []
+    real = compare.id_key
+    monkeypatch.setattr(compare, "id_key", lambda gpu_id: (keyed.append(gpu_id), real(gpu_id))[1])
+    comparer = GpuComparer()
+    rows = comparer.rows(inputs, offers)
+    assert keyed == [inputs.hardware.gpu.id]
+    assert [r.gpu_id for r in rows if r.current] == [inputs.hardware.gpu.id]
+    rows = comparer.rows(inputs, offers)  # the table filled again: one key again
+    assert keyed == [inputs.hardware.gpu.id] * 2 and sum(r.current for r in rows) == 1
