@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QWidget
 from ..core.series import WELL_TUNED_MFU_PCT, CostCurve, CostPoint
 from ..core.units import fmt_usd
 from .base import PlotView
+from .marker import Marker
 from .theme import Theme
 
 BAND = WELL_TUNED_MFU_PCT
@@ -61,7 +62,7 @@ class CostPlot(PlotView):
         # The whole cost range of the current point, MFU band included.
         self.range_bar = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=1.2)
         pi.addItem(self.range_bar)
-        self.marker = pg.ScatterPlotItem(size=11, name="Current MFU")
+        self.marker = Marker(size=11, name="Current MFU")
         # One brush per colour, kept: pyqtgraph renders a symbol again for each new brush.
         self._od_brush, self._spot_brush = pg.mkBrush(OD_COLOR), pg.mkBrush(SPOT_COLOR)
         pi.addItem(self.marker)

@@ -21,6 +21,7 @@ from ..io.names import for_html
 from ..present.memory_texts import PLOT_TITLE_SCENARIOS
 from .cost_plot import BAND, CostPlot
 from .curve_layer import Curve, CurveSet
+from .marker import Marker
 from .memory_plot import WIDTH, MemoryPlot, count_label_y
 from .scenario_legend import ScenarioLegend
 from .theme import Theme
@@ -281,7 +282,7 @@ class ScenarioCostPlot(CostPlot):
         self._brushes: dict[str, QBrush] = {}  # marker brush per colour, reused (its symbol
         # is rendered once per brush: pyqtgraph caches symbols by the brush object)
         self._drawn_as: list[tuple[object, object]] = []  # per scenario: (its curve, its look)
-        self.markers = pg.ScatterPlotItem(size=10)
+        self.markers = Marker(size=10)
         pi.addItem(self.markers)
         self.spot_key = pi.plot([], [])
         self.view_box.addItem(self.curve_set, ignoreBounds=True)  # above the markers
