@@ -12,10 +12,16 @@ else it measures with is the same and no change event (font, style, palette, …
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSize
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtWidgets import QLabel, QWidget
 
 KEPT_TEXTS = 8  # a label's last texts whose measures are kept (a choice cycles ~3)
+
+# Read through the classes' functions: ``label.margin()`` looks the method up on the Qt object
+# (~1 µs each, more than the call), and the layouts ask the headline's hints ~80 times an edit.
+contents_margins, label_margin, label_text = QWidget.contentsMargins, QLabel.margin, QLabel.text
+_minimum_size, _maximum_size = QWidget.minimumSize, QWidget.maximumSize
+_indent, _word_wrap = QLabel.indent, QLabel.wordWrap
 
 
 class KeptHintsLabel(QLabel):
@@ -34,16 +40,17 @@ class KeptHintsLabel(QLabel):
         """The kept measures of the current text: [sizeHint, minimumSizeHint] (empty until
         asked) and {width: height}."""
         # Read from the label, not tracked through its setters: those are not virtual, so a
-        # change made from C++ (a style, a layout) would not pass through an override.
+        # change made from C++ (a style sheet's padding or min-width) would not pass through an
+        # override. Its flags, alignment and format (slow to read: Python enums) are the
+        # exception: only their setters below change them, and the direction sends an event.
         look = (
-            self.textInteractionFlags(), self.contentsMargins(), self.margin(), self.indent(),
-            self.alignment(), self.wordWrap(), self.textFormat(), self.minimumSize(),
-            self.maximumSize(), self.layoutDirection(),
+            contents_margins(self), label_margin(self), _indent(self), _word_wrap(self),
+            _minimum_size(self), _maximum_size(self),
         )  # fmt: skip
         if look != self._kept_look:
             self._kept = {}
             self._kept_look = look
-        text = self.text()
+        text = label_text(self)
         if not text:  # "" is also a label that never had a text (no glyphs: cheap to measure)
             return [], {}
         measures = self._kept.get(text)
@@ -72,9 +79,22 @@ class KeptHintsLabel(QLabel):
         height = heights.get(width)
         if height is None:
             self.layouts += 1
+            self.ensurePolished()  # as QLabel's hints do: a style sheet's properties first
             height = heights[width] = super().heightForWidth(width)
         return height
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        self._kept_look = None  # whatever changed (font, style, …): ask QLabel again
+        self._kept_look = None  # whatever changed (font, style, direction, …): ask QLabel again
+
+    def setTextInteractionFlags(self, flags: Qt.TextInteractionFlag) -> None:
+        super().setTextInteractionFlags(flags)
+        self._kept_look = None  # selectable: measured in a text document
+
+    def setAlignment(self, alignment: Qt.AlignmentFlag) -> None:
+        super().setAlignment(alignment)
+        self._kept_look = None
+
+    def setTextFormat(self, text_format: Qt.TextFormat) -> None:
+        super().setTextFormat(text_format)
+        self._kept_look = None

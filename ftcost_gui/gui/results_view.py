@@ -23,7 +23,7 @@ from ..core.inputs import EstimateInputs
 from ..core.results import EstimateResult
 from ..present.figures import HEADLINES, breakdown_rows, headline_texts
 from ..present.ranges import headline_ranges
-from .kept_hints import KeptHintsLabel
+from .kept_hints import KeptHintsLabel, contents_margins, label_margin, label_text
 from .muted_label import MutedLabel
 from .wrapped_label import SelectableWrappedLabel
 
@@ -55,7 +55,7 @@ class FitLabel(QLabel):
         return font
 
     def _advance(self, scale: float) -> int:
-        text = self.text()
+        text = label_text(self)
         if text != self._advances_of:
             self._advances.clear()
             self._advances_of = text
@@ -71,17 +71,19 @@ class FitLabel(QLabel):
             self._advances.clear()
             self._height = None
 
-    def minimumSizeHint(self) -> QSize:
-        m = self.contentsMargins()
-        extra = m.left() + m.right() + 2 * self.margin()
+    def _hint(self, scale: float) -> QSize:
+        """The text at ``scale`` with the margins, the line's height at the full size."""
+        m = contents_margins(self)
         if self._height is None:
             self._height = QFontMetrics(self._font(self._scale)).height()
-        return QSize(self._advance(self._floor) + extra, self._height + m.top() + m.bottom())
+        return QSize(self._advance(scale) + m.left() + m.right() + 2 * label_margin(self),
+                     self._height + m.top() + m.bottom())  # fmt: skip
+
+    def minimumSizeHint(self) -> QSize:
+        return self._hint(self._floor)
 
     def sizeHint(self) -> QSize:
-        hint = self.minimumSizeHint()
-        return QSize(hint.width() - self._advance(self._floor) + self._advance(self._scale),
-                     hint.height())  # fmt: skip
+        return self._hint(self._scale)
 
     def setText(self, text: str) -> None:
         super().setText(text)
