@@ -159,8 +159,9 @@ class CostPlot(PlotView):
         if self.spot is not None:
             ymax = max(ymax, float(self.spot.max()))
         xmin, xmax = min(8.0, mfu - 2), max(62.0, mfu + 2)
-        self.plot_item.setXRange(xmin, xmax, padding=0)
-        self.plot_item.setYRange(0, ymax * 1.08, padding=0)
+        # Both at once: each ViewBox.setRange call turns auto-range off, works the view range
+        # out and tells every item of the view (the same ranges as two calls).
+        self.plot_item.setRange(xRange=(xmin, xmax), yRange=(0, ymax * 1.08), padding=0)
         self.band_label.setPos(sum(BAND) / 2, ymax * 0.01)
 
     def values_at(self, mfu_pct: float) -> tuple[float, float, float | None] | None:

@@ -236,8 +236,8 @@ class MemoryPlot(PlotView):
         # Headroom above the total line for its label (it sits above the line, usable below).
         highs = [band[1] for band in bars.ranges_gib if band is not None]
         top = max(float(totals.max()), total, *highs) * 1.2
-        self.plot_item.setXRange(-0.6, len(methods) - 0.4, padding=0)
-        self.plot_item.setYRange(0, top, padding=0)
+        # Both at once (one pass of the view's range over its items, as in the cost plot).
+        self.plot_item.setRange(xRange=(-0.6, len(methods) - 0.4), yRange=(0, top), padding=0)
 
     def draw_ranges(self, bars: MemoryBars, x: np.ndarray, totals: np.ndarray) -> None:
         """An error bar from low to high on each bar that has a range (explained in the plot's
