@@ -331,7 +331,7 @@ class ComparisonView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 6, 4, 4)
         top = QHBoxLayout()
-        label = QLabel("B&aseline:", self)
+        label = QLabel("Baseline:", self)  # its letters are all menus', tabs' or forms'
         self.baseline_combo = QComboBox(self)
         self.baseline_combo.setObjectName("baseline")
         self.baseline_combo.setAccessibleName("Baseline scenario")

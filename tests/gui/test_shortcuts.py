@@ -114,3 +114,58 @@ def test_menus_and_tabs_each_have_their_own_alt_letter(window):
     letters = [_mnemonic(t) for t in titles]
     assert None not in letters, titles
     assert len(set(letters)) == len(letters), sorted(zip(letters, titles, strict=True))
+
+
+def _alt_letters_on_screen(window) -> dict[str, list[str]]:
+    """Every Alt letter the window answers to now: menus, the tabs of the tab bars shown, the
+    buttons, group boxes and buddied labels shown."""
+    from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel, QTabBar
+
+    found: dict[str, list[str]] = {}
+
+    def add(text: str, what: str) -> None:
+        letter = _mnemonic(text)
+        if letter:
+            found.setdefault(letter, []).append(f"{what} {text!r}")
+
+    for action in window.menuBar().actions():
+        add(action.text(), "menu")
+    for bar in window.findChildren(QTabBar):
+        if bar.isVisibleTo(window):
+            for i in range(bar.count()):
+                if bar.isTabVisible(i) and bar.isTabEnabled(i):
+                    add(bar.tabText(i), "tab")
+    for button in window.findChildren(QAbstractButton):
+        if button.isVisibleTo(window) and button.isEnabled():
+            add(button.text(), "button")
+    for box in window.findChildren(QGroupBox):
+        if box.isVisibleTo(window):
+            add(box.title(), "group")
+    for label in window.findChildren(QLabel):
+        if label.buddy() is not None and label.isVisibleTo(window):
+            add(label.text(), "label")
+    return found
+
+
+def test_no_alt_letter_reaches_two_things_in_any_pair_of_tabs(window, qtbot):
+    """Every form tab beside every result tab (the Plan page's fields once shared Alt+D with
+    Data, Alt+M with Model, Alt+E with Edit ...; Charts show Alt+S with the Scenario menu)."""
+    from PySide6.QtWidgets import QTabWidget
+
+    from ftcost_gui.core.plan_space import PlanConstraints
+
+    window.addons["plan"].plan.set_constraints(PlanConstraints(methods=("lora",)))
+    forms = window.findChild(QTabWidget, "form_tabs")
+    results = window.results.tabs
+    seen = set()
+    for j in range(results.count()):
+        results.setCurrentIndex(j)
+        for i in range(forms.count()):
+            forms.setCurrentIndex(i)
+            qtbot.wait(1)
+            letters = _alt_letters_on_screen(window)
+            seen.update(letters)
+            clashes = {k: v for k, v in letters.items() if len(v) > 1}
+            assert not clashes, (forms.tabText(i), results.tabText(j))
+    # the pages' own letters were looked at: the Plan page's, Which GPU's, the forms'
+    assert {"x", "k", "y", "u", "g", "l"} <= seen

@@ -92,16 +92,18 @@ class ConstraintsBar(QWidget):
             self.methods_row.addWidget(box)
             self.methods[m] = box
         self.methods_row.addStretch(1)
-        self.margin = QCheckBox("&Keep memory margin")
+        self.margin = QCheckBox("Keep memory margin")
         self.margin.setObjectName("memory_margin")
         self.margin.setToolTip(field_spec(PlanConstraints, "memory_margin").tooltip)
         goal = self._pair(self.goal, self.weight)
         # Reading order, which is also the keyboard's (the order the widgets became children).
-        cells = (("&Deadline:", self.deadline, self.deadline),
+        # Alt letters: only those no menu, tab or banner on screen with this page has (issue 16);
+        # Deadline, Best, Billing, Effective batch and the margin have none left: Tab reaches them.
+        cells = (("Deadline:", self.deadline, self.deadline),
                  ("B&udget:", self.budget, self.budget),
-                 ("&Max GPUs:", self.max_gpus, self.max_gpus), ("B&est:", goal, self.goal),
-                 ("&Billing:", self.billing, self.billing),
-                 ("Effective &batch:", self.batch, self.batch))  # fmt: skip
+                 ("Ma&x GPUs:", self.max_gpus, self.max_gpus), ("Best:", goal, self.goal),
+                 ("Billing:", self.billing, self.billing),
+                 ("Effective batch:", self.batch, self.batch))  # fmt: skip
         self.cells: list[tuple[QLabel, QWidget]] = []
         for text, w, buddy in cells:
             label = QLabel(text)
@@ -287,8 +289,11 @@ class PlanView(QWidget):
         self.table.setAccessibleName("Plans on the front, best first")
         self.table.doubleClicked.connect(lambda i: self._adopt_row(i.row()))
         self.table.rowActivated.connect(self._adopt_row)
-        self.use = QPushButton("&Use This Plan")
-        self.use.setToolTip("Put the selected plan into the scenario (Undo takes it back)")
+        self.use = QPushButton("Use This Plan")  # Alt+U is Budget's
+        self.use.setToolTip(
+            "Put the selected plan into the scenario (Enter on a row does the same; Undo takes "
+            "it back)"
+        )
         self.use.clicked.connect(lambda: self._adopt_row(self.table.currentIndex().row()))
         self.why = QListWidget()
         self.why.setObjectName("plan_why")
@@ -303,7 +308,7 @@ class PlanView(QWidget):
         row.addWidget(self.use)
         tl.addLayout(row)
         self.lists = QTabWidget()
-        self.lists.addTab(table_page, "Ranked &front")
+        self.lists.addTab(table_page, "Ran&ked front")
         self.lists.addTab(self.why, "Wh&y not the others")
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.plot)

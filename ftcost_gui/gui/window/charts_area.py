@@ -75,7 +75,7 @@ class ChartsArea(QWidget):
             "By method: the selected scenario as full / 8-bit / LoRA / QLoRA. All scenarios: one "
             "memory bar and one cost curve per scenario."
         )
-        mode_label = QLabel("Charts &show:")
+        mode_label = QLabel("Charts show:")  # every letter of it is a menu's or a tab's
         mode_label.setBuddy(self.chart_mode)
         mode_row.addWidget(mode_label)
         mode_row.addWidget(self.chart_mode)
