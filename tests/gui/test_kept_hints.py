@@ -11,6 +11,8 @@ from PySide6.QtWidgets import QApplication, QLabel
 
 from ftcost_gui.gui.kept_hints import KEPT_TEXTS, KeptHintsLabel
 
+from .label_looks import look_changes
+
 TEXTS = (
     "",
     "one",
@@ -33,15 +35,9 @@ def test_kept_hints_are_qlabels_through_texts_looks_and_change_events(qtbot, wra
     """The same measures as a plain QLabel, each text set several times (the kept ones answer)
     and after every kind of change to what QLabel measures with."""
     ours, plain = KeptHintsLabel(), QLabel()
-    big = QFont(plain.font())
-    big.setPointSizeF(big.pointSizeF() * 1.7)
     flag = Qt.TextInteractionFlag
     steps = [
-        lambda label: None,
-        lambda label: label.setFont(big),
-        lambda label: label.setContentsMargins(3, 2, 7, 1),
-        lambda label: label.setMargin(4),
-        lambda label: label.setIndent(9),
+        *look_changes(plain),
         lambda label: label.setAlignment(Qt.AlignmentFlag.AlignRight),
         lambda label: label.setMinimumWidth(140),
         lambda label: label.setMaximumWidth(400),

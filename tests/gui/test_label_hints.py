@@ -18,6 +18,8 @@ from PySide6.QtWidgets import QApplication, QLabel
 from ftcost_gui.gui import results_view
 from ftcost_gui.gui.wrapped_label import WrappedLabel
 
+from .label_looks import look_changes
+
 TEXTS = (
     "",
     "one",
@@ -37,15 +39,7 @@ def test_a_wrapped_labels_heights_are_qlabels(qtbot, selectable):
         qtbot.addWidget(label)
         if selectable:
             label.setTextInteractionFlags(results_view.Qt.TextInteractionFlag.TextSelectableByMouse)
-    big = QFont(plain.font())
-    big.setPointSizeF(big.pointSizeF() * 1.7)
-    steps = [
-        lambda label: None,
-        lambda label: label.setFont(big),
-        lambda label: label.setContentsMargins(3, 2, 7, 1),
-        lambda label: label.setMargin(4),
-        lambda label: label.setIndent(9),
-    ]
+    steps = look_changes(plain)
     for step in steps:
         step(ours)
         step(plain)
