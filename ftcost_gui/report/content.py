@@ -21,7 +21,7 @@ from ..core.plan_front import PlanPoints, PlanSearch, plan_points
 from ..core.plan_space import PlanConstraints
 from ..core.planner import search_plans
 from ..core.results import EstimateResult
-from ..core.series import ScenarioSeries
+from ..core.series import Outcomes, ScenarioSeries, document_series
 from ..core.what_fits import WhatFits, what_fits
 from ..io.names import plain
 from ..present.tables import (
@@ -117,6 +117,20 @@ class Report:
 
     def date_text(self) -> str:
         return self.generated.strftime("%Y-%m-%d %H:%M")
+
+
+def report_figures(
+    report: Report, plan: PlanFigures | None = None, series: bool = True
+) -> ReportFigures:
+    """What ``report``'s plots draw: every scenario's series where there are several (``series``:
+    the memory or cost plot is drawn; the report's own when the caller computed them), else the
+    one scenario's inputs; and ``plan``. The report's process and its plots' child
+    (report/plot_child.py) both take them from here."""
+    drawn = None
+    if report.several and series:
+        drawn = report.series or document_series(report.document, Outcomes())
+    inputs = None if report.several else report.document.current.inputs
+    return ReportFigures(drawn, inputs, plan)
 
 
 def image_titles(report: Report) -> dict[str, str]:

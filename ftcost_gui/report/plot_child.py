@@ -32,12 +32,18 @@ from ..core.series import (
     CostCurve,
     CostPoint,
     MemoryBars,
-    Outcomes,
     ScenarioSeries,
-    document_series,
 )
 from ..core.what_fits import FitCurve, FitFigures, GpuLine, WhatFits
-from .content import IMAGE_NAMES, PLAN_IMAGES, PlanFigures, PlanSection, Report, ReportFigures
+from .content import (
+    IMAGE_NAMES,
+    PLAN_IMAGES,
+    PlanFigures,
+    PlanSection,
+    Report,
+    ReportFigures,
+    report_figures,
+)
 from .forked import ImageWorker, start_images
 
 # CPU ms of each image in a child, per scenario and on top (issue 17; no Qt thread pool; each
@@ -141,10 +147,9 @@ def order_json(report: Report, names: Collection[str]) -> bytes:
     """What the child draws (``names``) and what its memory and cost plots draw, as JSON: every
     scenario's series (floats written with ``repr``, so read back the same), or the one
     scenario's inputs as an estimate file holds them."""
-    series = None
-    if report.several:
-        series = _series_lists(report.series or document_series(report.document, Outcomes()))
-    inputs = None if report.several else report.document.current.inputs.model_dump(mode="json")
+    figures = report_figures(report)
+    series = None if figures.series is None else _series_lists(figures.series)
+    inputs = None if figures.inputs is None else figures.inputs.model_dump(mode="json")
     return json.dumps({"names": list(names), "series": series, "inputs": inputs}).encode("utf-8")
 
 

@@ -12,10 +12,10 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from .. import __version__
-from ..core.series import Outcomes, document_series
+from ..core.series import Outcomes
 from ..io.atomic import atomic_write_bytes, atomic_write_text
 from ..present.time_texts import price_word
-from .content import IMAGE_NAMES, PLAN_IMAGES, PlanFigures, Report, ReportFigures
+from .content import IMAGE_NAMES, PLAN_IMAGES, PlanFigures, Report, ReportFigures, report_figures
 from .forked import ImageWorker
 from .html import html_but_charts, report_html, write_html
 from .markdown import write_markdown
@@ -103,13 +103,10 @@ def plot_images(
     none: Qt is not touched)."""
     if names is not None and not names:
         return {}
-    series = None
-    if report.several and (names is None or "memory" in names or "cost" in names):
-        series = report.series or document_series(report.document, Outcomes())
     if figures is None and report.plan is not None:
         figures = PlanFigures.of(report.plan)
-    inputs = None if report.several else report.document.current.inputs
-    return draw_images(ReportFigures(series, inputs, figures), size, scale, names=names)
+    drawn = report_figures(report, figures, names is None or "memory" in names or "cost" in names)
+    return draw_images(drawn, size, scale, names=names)
 
 
 def draw_images(
