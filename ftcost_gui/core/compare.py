@@ -336,9 +336,9 @@ class GpuComparer:
         # By the offer's identity: offers are made once per catalog row (CatalogService), and
         # hashing 5,000 pydantic specs per look would cost more than the lookups save.
         self._rows: dict[int, tuple[Offer, GpuComparison]] = {}
-        # By the offer's facts: its plan, and the spec of the offer it was first made or taken
-        # for with these inputs (a row plan's GPU: the no-spot-price warning names its tier).
-        self._plans: dict[tuple[Any, ...], tuple[RowFloats, GpuSpec]] = {}
+        # By the offer's facts: its plan (an offer's own spec prices it and, without a spot
+        # price, names its tier in the warning: offers of one GPU may be billed in other tiers).
+        self._plans: dict[tuple[Any, ...], RowFloats] = {}
         # Plans of former inputs that read what the current ones do (MFU, price edits).
         self._earlier: dict[tuple[Any, ...], RowFloats] = {}
         self._fits = GpuFits()  # the memory fits of the plan key's job
@@ -361,7 +361,7 @@ class GpuComparer:
             self._rows = {}
             pk = (key.model, key.data, key.training, key.objective, plan_key(key))
             if pk == self._plan_key:
-                self._earlier.update((facts, p) for facts, (p, _) in self._plans.items())
+                self._earlier.update(self._plans)
             else:
                 self._plan_key = pk
                 self._trash.append(self._earlier)
@@ -411,18 +411,15 @@ class GpuComparer:
             spec, facts = o.spec, o.facts
             if columns is None:
                 columns = self._columns = RowColumns(inputs_on_gpu(inputs, spec), self._fits)
-            known = plans.get(facts)
-            if known is None:
+            p = plans.get(facts)
+            if p is None:
                 p = earlier.get(facts) if earlier else None
                 if p is None:
                     p = columns.plan(inputs, spec)
                     self.plans += 1
                     spent += PLAN_UNITS
-                known = plans[facts] = (p, spec)
-            p, planned_on = known
-            f = columns.finish(
-                inputs, p, planned_on, spec.on_demand_usd_per_hour, spec.spot_usd_per_hour
-            )
+                plans[facts] = p
+            f = columns.finish(inputs, p, spec, spec.on_demand_usd_per_hour, spec.spot_usd_per_hour)
             rows[id(o)] = (o, _priced(o, p.memory, p.num_gpus, f))
             self.finishes += 1
             spent += 1

@@ -139,9 +139,10 @@ class RowColumns(RowPlanner):
     def finish(
         self, inputs: EstimateInputs, p: RowFloats, spec: GpuSpec, od: float, spot: float | None
     ) -> RowFigures:
-        """``finish_prices`` of the row plan ``p`` is of ``inputs_on_gpu(inputs, spec)`` at
-        these prices: the MFU chosen at the inputs' efficiency (as ``estimate`` does for a
-        remembered plan), the run, the spot bill and the warnings in ``finish``'s order."""
+        """``finish_prices`` of the row plan ``p`` (of any offer with ``spec``'s facts) on the
+        offer ``spec`` at these prices: the MFU chosen at the inputs' efficiency (as ``estimate``
+        does for a remembered plan), the run, the spot bill and the warnings in ``finish``'s
+        order (without a spot price, the warning names ``spec``'s own tier)."""
         eff = inputs.efficiency
         choice = choose_mfu(eff.mfu, eff.stack_efficiency, p.default)
         rt = p.run(p.peak, p.ev_s, choice.mfu, od, shape_of(choice))

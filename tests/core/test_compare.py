@@ -249,15 +249,23 @@ def _direct(inputs, o):
 
 
 def _other_prices(offers):
-    """Three more offers of each GPU: other prices (one without a spot price, one a spot row),
-    another provider's id: each shares the GPU's plan."""
+    """Four more offers of each GPU: other prices (one without a spot price, one a spot row, one
+    a committed row without a spot price), another provider's id: each shares the GPU's plan."""
     from dataclasses import replace
 
     variants = []
     for o in offers:
-        for od, spot, tier in ((1.0, None, "on_demand"), (9.5, 4.25, "spot")):
+        for od, spot, tier in (
+            (1.0, None, "on_demand"),
+            (9.5, 4.25, "spot"),
+            (1.5, None, "committed_1y"),  # billed in another tier than the GPU's first offer
+        ):
             spec = o.spec.model_copy(
-                update={"on_demand_usd_per_hour": od, "spot_usd_per_hour": spot}
+                update={
+                    "on_demand_usd_per_hour": od,
+                    "spot_usd_per_hour": spot,
+                    "pricing_tier": tier,
+                }
             )
             variants.append(replace(o, spec=spec, provider="P", region="r", pricing_tier=tier))
         # Another id (another provider's row of the same GPU) shares the plan too.
@@ -291,7 +299,7 @@ def test_offers_at_other_prices_share_a_plan_and_give_the_same_rows(monkeypatch)
     # without one), not once per offer.
     offers = base + variants
     spot_priced = [o for o in offers if o.spec.spot_usd_per_hour is not None]
-    spot_nodes = {c._plans[o.facts][0].nodes for o in spot_priced}
+    spot_nodes = {c._plans[o.facts].nodes for o in spot_priced}
     assert 0 < len(spot_priced) < len(offers)
     assert sorted(factors) == sorted(spot_nodes) and len(factors) < len(spot_priced)
     for o, r in zip(base + variants, rows, strict=True):
