@@ -61,6 +61,7 @@ class ImageWorker:
     ) -> None:
         self.pid, self._fd, self.names, self._inbox, self._data = pid, fd, names, inbox, data
         self._sent = 0  # bytes written to the memory file ``data`` so far
+        self._ending = False  # its images were taken; not reaped yet
 
     def send(self, data: bytes) -> None:
         """Give the child ``data``: what its next ``receive()`` returns. The bytes go into a
@@ -81,7 +82,10 @@ class ImageWorker:
             self._close_inbox()
 
     def result(self) -> dict[str, bytes] | None:
-        """{name: png} for every name asked for, or None when the child did not deliver them."""
+        """{name: png} for every name asked for, or None when the child did not deliver them.
+        Whole images of every name asked for are all there is to check: the child then ends on
+        its own, and is reaped by ``close`` (issue 17: a child's exit, its memory handed back,
+        took ~10 ms that the report's last step waited for)."""
         if self._fd < 0:
             return None
         self._close_inbox()
@@ -90,23 +94,28 @@ class ImageWorker:
         finally:
             os.close(self._fd)
             self._fd = -1
-        status = _reap(self.pid, stop=data is None)
-        gc.unfreeze()
-        if data is None or status != 0:
-            return None
-        images = _unframe(data)
+        images = None if data is None else _unframe(data)
         if images is None or sorted(images) != sorted(self.names):  # in the child's order
+            _reap(self.pid, stop=True)
+            gc.unfreeze()
             return None
+        self._ending = True
+        _ending.append(self.pid)
+        gc.unfreeze()
         return images
 
     def close(self) -> None:
-        """Stop the child if its images were not taken (the report failed on the way)."""
+        """Stop the child if its images were not taken (the report failed on the way); reap it
+        if they were (it has sent them: it ends)."""
         self._close_inbox()
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
             _reap(self.pid, stop=True)
             gc.unfreeze()
+        elif self._ending:
+            self._ending = False
+            _reap_ended(self.pid)
 
     def _close_inbox(self) -> None:
         if self._inbox >= 0:  # nothing more to send: the child's next receive() ends with EOF
@@ -116,6 +125,8 @@ class ImageWorker:
 
 
 _in_child = False  # this process is a forked child: its own children stay in its group
+_images_out = -1  # in a child: the pipe its images go to (its own children close theirs)
+_ending: list[int] = []  # children whose images were taken, not reaped yet
 
 
 def start_images(
@@ -127,7 +138,7 @@ def start_images(
 
     The child leads a process group of its own, which stopping it stops whole: a child that
     forks a child in turn (report/plot_child.py) leaves no orphan drawing on."""
-    global _in_child
+    global _in_child, _images_out
     if not can_fork():
         return None
     names = tuple(names)
@@ -142,6 +153,10 @@ def start_images(
             if not _in_child:
                 os.setpgid(0, 0)
             _in_child = True
+            if _images_out >= 0:  # the parent's own pipe to its parent: only the parent's
+                os.close(_images_out)  # (the grandparent's end-of-file must not wait for us)
+            _images_out = w
+            _ending.clear()
             os.close(r)
             if inbox:
                 os.close(wi)
@@ -151,6 +166,8 @@ def start_images(
             with open(w, "wb", closefd=True) as out:
                 out.write(payload)
             code = 0
+            for pid in list(_ending):  # its own children, once its images are sent
+                _reap_ended(pid)
         finally:
             os._exit(code)  # no atexit, no flushing the parent's buffers twice
     if not _in_child:
@@ -234,6 +251,13 @@ def _read_all(fd: int, timeout_s: float) -> bytes | None:
             return b"".join(chunks)
         chunks.append(chunk)
         deadline = time.monotonic() + timeout_s
+
+
+def _reap_ended(pid: int) -> None:
+    """Reap a child that sent its images (it ends on its own)."""
+    if pid in _ending:
+        _ending.remove(pid)
+        _reap(pid, stop=False)
 
 
 def _reap(pid: int, *, stop: bool) -> int:

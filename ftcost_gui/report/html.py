@@ -317,6 +317,22 @@ def html_but_charts(
 ) -> Callable[[Mapping[str, bytes]], str]:
     """The report's HTML but for its charts, and what adds them: ``report_html`` in two steps,
     so that the text is written while a forked child still draws images (issue 17)."""
+    lead, tail = _around_charts(report, target)
+    return lambda images: lead + charts_html(report, target, images) + tail
+
+
+def html_bytes_but_charts(report: Report) -> Callable[[Mapping[str, bytes]], bytes]:
+    """``html_but_charts`` for a browser, as the file's UTF-8 bytes: the text around the charts
+    is encoded before the images come, so that adding them is one join (issue 17: encoding the
+    ~5 MB of a 200-scenario report took ~10 ms of its last, serial step)."""
+    lead, tail = (part.encode("utf-8") for part in _around_charts(report, "html"))
+    return lambda images: b"".join(
+        (lead, charts_html(report, "html", images).encode("utf-8"), tail)
+    )
+
+
+def _around_charts(report: Report, target: Target) -> tuple[str, str]:
+    """The HTML before the charts (from the document's start) and after them (to its end)."""
     pdf = target == "pdf"
     css = _CSS_PDF if pdf else _CSS_HTML
     n = len(report.document.scenarios)
@@ -353,18 +369,13 @@ def html_but_charts(
         parts.append(explain_body(report, i))
     parts.append(assumptions_html(target, page_break=True))
     parts.append(prices_html(report, target))
-    after = "".join(parts)
+    parts.append("</body></html>\n")
     title = escape(f"ftcost report: {report.title}")
     head = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"/>'
         f"<title>{title}</title><style>{css}</style></head><body>"
     )
-
-    def with_charts(images: Mapping[str, bytes]) -> str:
-        body = before + charts_html(report, target, images) + after
-        return f"{head}{body}</body></html>\n"
-
-    return with_charts
+    return head + before, "".join(parts)
 
 
 def write_html(path: str | os.PathLike[str], report: Report, images: Mapping[str, bytes]) -> None:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from .. import __version__
 from ..core.series import Outcomes
-from ..io.atomic import atomic_write_bytes, atomic_write_text
+from ..io.atomic import atomic_write_bytes
 from ..present.time_texts import price_word
 from .content import IMAGE_NAMES, PLAN_IMAGES, PlanFigures, Report, ReportFigures, report_figures
 from .forked import ImageWorker
-from .html import html_but_charts, report_html, write_html
+from .html import html_bytes_but_charts, report_html, write_html
 from .markdown import write_markdown
 
 # CPU of a report's parts (issue 17, measured at 200 scenarios, painted without Qt's thread
@@ -281,7 +281,7 @@ def export_report(
         shown = [n for n in IMAGE_NAMES if report.plan is not None or n not in PLAN_IMAGES]
         images = draw([n for n in shown if n not in worker.names])  # none: no Qt here
         if html is not None:
-            html_with = html_but_charts(report, "html")
+            html_with = html_bytes_but_charts(report)
         images.update(worker.result() or draw(worker.names))
         images = {name: images[name] for name in _DRAWN_ORDER if name in images}
     written: list[Path] = []
@@ -293,7 +293,7 @@ def export_report(
         if html_with is None:
             write_html(html, report, images)
         else:
-            atomic_write_text(html, html_with(images))
+            atomic_write_bytes(html, html_with(images))
         written.append(Path(html))
     if md is not None:
         written.extend(write_markdown(md, report, images, replace_images=replace_images))

@@ -318,3 +318,68 @@ def test_an_early_child_no_report_takes_is_stopped_and_a_pdf_forks_none(tmp_path
     save_document(path, _document(3))
     got, notes = _entry(tmp_path, str(path), "--pdf", str(tmp_path / "f.pdf"))
     assert got["rc"] == 0 and [n for n in notes if n.get("child")] == []
+
+
+ENDING = r"""
+import json, os, sys, time
+os.getloadavg = lambda: (0.0, 0.0, 0.0)  # idle (a busy machine draws in one process)
+import ftcost_gui.report.forked as forked
+import ftcost_gui.report.render as render
+exit_now = os._exit
+def linger(code):  # every child lingers after it sent its images: its end is seen, not timed
+    time.sleep(float(sys.argv[3]))
+    exit_now(code)
+os._exit = linger
+start_images = forked.start_images
+started = []
+def noted(*a, **k):
+    worker = start_images(*a, **k)
+    if worker is not None and os.getpid() == int(sys.argv[4]):
+        started.append(worker.pid)
+    return worker
+forked.start_images = noted
+import ftcost_gui.report.plot_child as plot_child
+plot_child.start_images = noted
+def group(pgid):  # the processes of the child's group still running
+    alive = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(stat[2]) == pgid and stat[0] != "Z":
+            alive.append(int(pid))
+    return alive
+import ftcost_gui.io.atomic as atomic
+write = atomic.atomic_write_bytes
+at_write = []
+def noted_write(path, data):
+    at_write.append(len(group(started[0])))
+    write(path, data)
+atomic.atomic_write_bytes = render.atomic_write_bytes = noted_write
+from ftcost_gui.cli import main
+rc = main(["report", sys.argv[1], "--html", sys.argv[2]])
+print(json.dumps({"rc": rc, "at_write": at_write, "after": len(group(started[0]))}))
+"""
+
+
+@linux_only
+def test_the_report_is_written_before_its_children_have_ended(tmp_path):
+    """The report's process takes the child's images as they come (whole, every name asked for)
+    and writes the file; it reaps the child after that, and the child its own child after it
+    sent its images: neither process's end (its memory handed back, ~10 ms each at 200
+    scenarios) is on the report's path. Here each child lingers after sending: both are still
+    there when the file is written (on a167e96: neither), and both are reaped at the end."""
+    path = tmp_path / "s.ftcost"
+    save_document(path, _document(3))
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FTCOST_CONFIG_DIR": str(tmp_path)}
+    code = f"import os, sys; sys.argv.append(str(os.getpid())); exec({ENDING!r})"
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path), str(tmp_path / "f.html"), "1.5"],
+        capture_output=True, text=True, check=True, env=env, timeout=120,
+    )  # fmt: skip
+    got = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
+    assert got["rc"] == 0
+    assert got["at_write"] == [2]  # the child and the grandchild
+    assert got["after"] == 0
+    assert (tmp_path / "f.html").stat().st_size > 10_000

@@ -248,9 +248,9 @@ def test_the_html_text_is_written_while_the_child_draws(qapp, tmp_path, monkeypa
     doc = _document(3)
     report = Report(document=doc, results=[estimate(s.inputs) for s in doc.scenarios])
     log: list[str] = []
-    but_charts = render.html_but_charts
+    but_charts = render.html_bytes_but_charts
     monkeypatch.setattr(
-        render, "html_but_charts", lambda *a: (log.append("text"), but_charts(*a))[1]
+        render, "html_bytes_but_charts", lambda *a: (log.append("text"), but_charts(*a))[1]
     )
     images = render.plot_images(report)
     render.export_report(report, html=tmp_path / "a.html")
