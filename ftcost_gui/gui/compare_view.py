@@ -40,8 +40,8 @@ from ..core.results import EstimateResult
 from ..present.objective import stages_text
 from ..present.tables import BEST_MARK, ComparisonTable, comparison_table
 from .compare_model import DELTA_ROLE, FITS_ROW, LINES_ROLE, RIGHT, VALUE_ROLE, ComparisonModel
+from .compare_paint import PAD, Frame, Ink, Part
 from .muted_label import MutedLabel
-from .text_ink import InkExtents
 from .wrapped_label import WrappedLabel
 
 __all__ = [
@@ -53,7 +53,6 @@ __all__ = [
 ]
 
 BEST_TINT = 0.14  # the best cells' shade: the theme's green over the table's base, faint
-PAD = 6
 # Looked up once: each enum access costs a Python call per cell painted.
 _HAS_DISPLAY = QStyleOptionViewItem.ViewItemFeature.HasDisplay
 _ITEM = QStyle.ControlElement.CE_ItemViewItem
@@ -116,7 +115,8 @@ class TwoLineDelegate(QStyledItemDelegate):
         if not isinstance(model, ComparisonModel) or model.table is None:
             super().paint(painter, option, index)
             return
-        value, delta, best, bad = model.painted(index.row(), index.column())
+        row, col = index.row(), index.column()
+        value, delta, best, bad = model.painted(row, col)
         state = option.state.value  # an int: Python enum flag operations cost µs per cell
         if best or state & _STYLED:
             # What the style draws for an item: the best cells' shade, the selection, the focus
@@ -128,47 +128,66 @@ class TwoLineDelegate(QStyledItemDelegate):
                 opt.backgroundBrush = model.best_brush
             style = opt.widget.style() if opt.widget else QApplication.style()
             style.drawControl(_ITEM, opt, painter, opt.widget)
-        font = option.font
-        kept = self._kept
-        if kept is None or kept[0] != font:  # the same font: a pointer comparison, not key()
-            kept = self._kept = (QFont(font), *self._delta_font(font))  # (option's is lent)
-        _font, delta_font, plain_h, bold_h = kept
-        value_h = bold_h if best else plain_h
+        view = self._view
+        shared = view.frame if view is not None else None
+        alone = shared is None
+        # Outside the table's paint event (a drag image, a test), this cell's own, as it was.
+        frame = Frame(None, {}) if shared is None else shared
+        if alone:
+            painter.save()
+        fonts = frame.fonts
+        if fonts is None:
+            font = option.font
+            kept = self._kept
+            if kept is None or kept[0] != font:  # the same font: a pointer comparison, not key()
+                kept = self._kept = (QFont(font), *self._delta_font(font))  # (option's is lent)
+            fonts = frame.fonts = kept
+        plain, delta_font, plain_h, bold_h = fonts
         selected = bool(state & _SELECTED)
-        ink = option.palette.color(_HIGHLIGHTED_TEXT if selected else _TEXT)
+        ink = frame.inks.get(selected)
+        if ink is None:
+            ink = frame.inks[selected] = option.palette.color(
+                _HIGHLIGHTED_TEXT if selected else _TEXT
+            )
         # The cell's rect less the padding, as plain numbers (each QRect getter is a call).
         x, y, w, h = option.rect.getRect()
         left, top, width, height = x + PAD, y + PAD // 2, w - 2 * PAD, h - 2 * (PAD // 2)
-        painter.save()
         if not delta:
-            painter.setFont(model.bold if best else font)
-            painter.setPen(model.bad_brush.color() if bad and not selected else ink)
+            frame.set_font(painter, model.bold if best else plain)
+            frame.set_pen(painter, model.bad_brush.color() if bad and not selected else ink)
             painter.drawText(QRect(left, top, width, height), RIGHT, value)
         else:
             # Only the delta line is repainted when only it changed (ComparisonTableView): the
             # value line is drawn where the region painted reaches its ink, no pixel differs.
-            view = self._view
-            region = view.painting if view is not None else None
+            # A cell of the delta parts asked, unmoved, when nothing else is painted: it does not.
+            region = frame.region
             if (
-                view is None
-                or region is None
-                or region.intersects(QRect(x, y, w, view.value_ink_bottom(value, best)))
+                region is None
+                or view is None
+                or (
+                    frame.parts.get((row, col)) != (x, y, w, value, best)
+                    and region.intersects(QRect(x, y, w, view.value_ink_bottom(value, best)))
+                )
             ):
-                painter.setFont(model.bold if best else font)
-                painter.setPen(model.bad_brush.color() if bad and not selected else ink)
-                painter.drawText(QRect(left, top, width, value_h), _TOP_RIGHT, value)
-            painter.setFont(delta_font)
+                frame.set_font(painter, model.bold if best else plain)
+                frame.set_pen(painter, model.bad_brush.color() if bad and not selected else ink)
+                painter.drawText(
+                    QRect(left, top, width, bold_h if best else plain_h), _TOP_RIGHT, value
+                )
+            frame.set_font(painter, delta_font)
             if selected:
-                painter.setPen(ink)
+                frame.set_pen(painter, ink)
             else:
                 rgba = ink.rgba()
                 muted = self._muted.get(rgba)
                 if muted is None:
                     muted = self._muted[rgba] = QColor(ink)
                     muted.setAlpha(185)
-                painter.setPen(muted)
-            painter.drawText(QRect(left, top + value_h, width, height), _TOP_RIGHT, delta)
-        painter.restore()
+                frame.set_pen(painter, muted)
+            top += bold_h if best else plain_h
+            painter.drawText(QRect(left, top, width, height), _TOP_RIGHT, delta)
+        if alone:
+            painter.restore()
 
 
 class ComparisonTableView(QTableView):
@@ -178,21 +197,26 @@ class ComparisonTableView(QTableView):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.painting: QRegion | None = None  # the region being painted, during paintEvent
-        self._ink: _Ink | None = None  # for the table's font; dropped when it changes
+        self.frame: Frame | None = None  # what the cells painted share, during paintEvent
+        self._ink: Ink | None = None  # for the table's font; dropped when it changes
+        # The delta parts asked to be repainted since the last paint (``_delta_region``); None
+        # when none, or when asked twice (the parts of either would not say what is painted).
+        self._asked: tuple[QRegion, dict[tuple[int, int], Part]] | None = None
+        self._asked_twice = False
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.FontChange:
             self._ink = None
+            self._asked = None  # (its parts are where the old font's value lines ink)
         super().changeEvent(event)
 
-    def _inks(self) -> _Ink:
+    def _inks(self) -> Ink:
         ink = self._ink
         if ink is None:
             model, delegate = self.model(), self.itemDelegate()
             assert isinstance(model, ComparisonModel) and isinstance(delegate, TwoLineDelegate)
             font = self.font()  # the cells' (option.font)
-            ink = self._ink = _Ink(font, model.bold, *delegate._delta_font(font))
+            ink = self._ink = Ink(font, model.bold, *delegate._delta_font(font))
         return ink
 
     def value_ink_bottom(self, value: str, best: bool) -> int:
@@ -200,11 +224,16 @@ class ComparisonTableView(QTableView):
         return self._inks().value_bottom(value, best)
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        self.painting = event.region()
+        region = event.region()
+        asked, self._asked, self._asked_twice = self._asked, None, False
+        # Only the delta parts asked are painted: a cell of them, where it was asked, leaves out
+        # its value line's ink (``_delta_region``), whatever else the region holds.
+        parts = asked[1] if asked is not None and (region - asked[0]).isEmpty() else {}
+        self.frame = Frame(region, parts)
         try:
             super().paintEvent(event)
         finally:
-            self.painting = None
+            self.frame = None
 
     def dataChanged(
         self,
@@ -223,7 +252,12 @@ class ComparisonTableView(QTableView):
             and not QAccessible.isActive()  # (Qt's own tells the accessibility of each change)
         ):
             if self.isVisible():
-                self.viewport().update(self._delta_region(model))
+                region, parts = self._delta_region(model)
+                if self._asked is None and not self._asked_twice:
+                    self._asked = (region, parts)
+                else:
+                    self._asked, self._asked_twice = None, True
+                self.viewport().update(region)
             return
         super().dataChanged(top_left, bottom_right, roles)
 
@@ -233,28 +267,42 @@ class ComparisonTableView(QTableView):
         the value line's ink ends above it; 0 when they meet (the whole cell is repainted)."""
         model = self.model()
         assert isinstance(model, ComparisonModel)
+        return self._part_top(model, row, col, *model.painted(row, col)[:3])
+
+    def _part_top(
+        self, model: ComparisonModel, row: int, col: int, value: str, delta: str, best: bool
+    ) -> int:
         ink = self._inks()
-        value, delta, best, _bad = model.painted(row, col)
         was = model.said(row - 1, col)
         if not delta or was is None or not was.delta:
             return 0
         first = min(ink.delta_top(delta, best), ink.delta_top(was.delta, best))
         return first if first >= ink.value_bottom(value, best) else 0
 
-    def _delta_region(self, model: ComparisonModel) -> QRegion:
+    def _delta_region(self, model: ComparisonModel) -> tuple[QRegion, dict[tuple[int, int], Part]]:
         """Of each cell whose delta line alone changed, the part ``delta_part_top`` gives;
-        neighbours in a row as one rectangle (the grid line between them painted as it was)."""
+        neighbours in a row as one rectangle (the grid line between them painted as it was).
+        With it, the cells whose part leaves out their value line's ink: (row, column) ->
+        (x, y, width as the cell is painted, value line, best), for ``TwoLineDelegate``."""
         grid = 1 if self.showGrid() else 0
         rects: list[QRect] = []
+        parts: dict[tuple[int, int], Part] = {}
         run: list[int] = []  # [row, first, left, right] of the rectangle being widened
         columns: dict[int, tuple[int, int]] = {}  # (left, right) of each column met
+        tops: dict[int, int] = {}  # the top of each row met
         for row, col in sorted(model.delta_only):
-            first = self.delta_part_top(row, col)
+            value, delta, best, _bad = model.painted(row, col)
+            first = self._part_top(model, row, col, value, delta, best)
             span = columns.get(col)
             if span is None:
                 left = self.columnViewportPosition(col)
                 span = columns[col] = (left, left + self.columnWidth(col) - grid)
             left, right = span
+            if first:
+                top = tops.get(row)
+                if top is None:
+                    top = tops[row] = self.rowViewportPosition(row)
+                parts[(row, col)] = (left, top, right - left, value, best)
             if run and run[0] == row and run[1] == first and run[3] + grid == left:
                 run[3] = right
                 continue
@@ -266,40 +314,12 @@ class ComparisonTableView(QTableView):
         region = QRegion()
         for rect in rects:
             region += rect
-        return region
+        return region, parts
 
     def _part(self, row: int, first: int, left: int, right: int) -> QRect:
         top = self.rowViewportPosition(row)
         bottom = top + self.rowHeight(row) - (1 if self.showGrid() else 0)
         return QRect(left, top + first, right - left, bottom - top - first)
-
-
-class _Ink:
-    """Where the Compare cells' lines ink, for one table font (``InkExtents``), from the top of
-    a cell: each value line's bottom, the delta lines' top (the highest of the characters the
-    delta lines have used: a bound for all, found without laying each new delta out)."""
-
-    def __init__(self, font: QFont, bold: QFont, delta: QFont, plain_h: int, bold_h: int):
-        # The fonts and line heights the delegate draws with (TwoLineDelegate._delta_font).
-        self.plain, self.bold, self.delta = InkExtents(font), InkExtents(bold), InkExtents(delta)
-        self.plain_h, self.bold_h = plain_h, bold_h
-        self.values: dict[tuple[str, bool], int] = {}
-        self._seen: set[str] = set()  # the characters of the delta lines so far
-        self._top = 0  # the first row those can ink, from the top of the delta line
-
-    def value_bottom(self, value: str, best: bool) -> int:
-        got = self.values.get((value, best))
-        if got is None:
-            got = self.values[(value, best)] = (
-                PAD // 2 + (self.bold if best else self.plain).span(value)[1]
-            )
-        return got
-
-    def delta_top(self, delta: str, best: bool) -> int:
-        if not self._seen.issuperset(delta):
-            self._seen.update(delta)
-            self._top = self.delta.span("".join(sorted(self._seen)))[0]
-        return PAD // 2 + (self.bold_h if best else self.plain_h) + self._top
 
 
 class _MutedWrappedLabel(MutedLabel, WrappedLabel):

@@ -133,6 +133,88 @@ def test_a_baseline_edit_draws_no_value_line_that_reads_the_same(window, lines_d
         assert len(lines_drawn) - len(values) >= len(delta_only)
 
 
+@pytest.fixture
+def painter_calls(monkeypatch):
+    """Calls of QPainter's save, setFont and setPen made while the Compare delegate paints."""
+    from ftcost_gui.gui.compare_view import TwoLineDelegate
+
+    calls = {"save": 0, "setFont": 0, "setPen": 0}
+    inside = [False]
+
+    def counting(name: str):
+        real = getattr(QPainter, name)
+
+        def call(self, *args):
+            calls[name] += inside[0]
+            return real(self, *args)
+
+        return call
+
+    for name in calls:
+        monkeypatch.setattr(QPainter, name, counting(name))
+    paint = TwoLineDelegate.paint
+
+    def flagged_paint(self, painter, option, index):
+        inside[0] = True
+        try:
+            paint(self, painter, option, index)
+        finally:
+            inside[0] = False
+
+    monkeypatch.setattr(TwoLineDelegate, "paint", flagged_paint)
+    return calls
+
+
+def test_a_baseline_edit_sets_the_painters_font_and_pen_per_paint_not_per_cell(
+    window, painter_calls, lines_drawn
+):
+    """The cells of one paint share the painter's font and pen: a cell repainted below its value
+    line sets neither when the cell before it drew with the same (before: a save, the delta
+    font, a pen and a restore for each cell; each setFont is a new font for drawText to resolve,
+    ~20 µs a cell). The cells whose value line is drawn set their fonts twice."""
+    store = window.store
+    store.set_document(_scenarios(store.inputs, 40))
+    window.results.show_tab(window.results.compare)
+    QApplication.processEvents()
+    _edit(store, 1.2)
+    view = window.results.compare
+    table, model = view.table, view.model
+    value_size = table.font().pointSizeF()
+    for factor in (1.0001, 1.0003, 0.9998):
+        for name in painter_calls:
+            painter_calls[name] = 0
+        lines_drawn.clear()
+        _edit(store, factor)
+        delta_only = len(model.delta_only)
+        assert delta_only > 8
+        values = len([text for text, size in lines_drawn if size == value_size])
+        assert values < delta_only / 2
+        assert painter_calls["save"] == 0
+        assert painter_calls["setFont"] <= 2 * values + 1
+        assert painter_calls["setPen"] <= 2 * values + 1
+
+
+def test_the_cells_that_skip_their_value_line_are_where_the_region_leaves_it_out(window):
+    """``_delta_region``'s parts (the cells the delegate draws no value line for when only the
+    region is painted): each at the cell's place as the table paints it, and the region misses
+    the rows its value line inks."""
+    store = window.store
+    store.set_document(_scenarios(store.inputs, 40))
+    window.results.show_tab(window.results.compare)
+    QApplication.processEvents()
+    _edit(store, 1.2)
+    view = window.results.compare
+    table, model = view.table, view.model
+    for factor in (1.0001, 1.3, 0.9998):
+        _edit(store, factor)
+        region, parts = table._delta_region(model)
+        assert len(parts) > len(model.delta_only) / 2
+        for (row, col), (x, y, width, value, best) in parts.items():
+            assert table.visualRect(model.index(row, col)).getRect()[:3] == (x, y, width)
+            assert model.painted(row, col)[0::2] == (value, best)
+            assert not region.intersects(QRect(x, y, width, table.value_ink_bottom(value, best)))
+
+
 def _dark(app) -> None:
     pal = QPalette()
     for role, colour in (
