@@ -79,6 +79,31 @@ def test_cost_curve_is_the_sweep_and_the_point_is_the_estimate():
     assert o.result == estimate(inputs)
 
 
+def test_a_cost_curve_makes_no_object_per_point(monkeypatch):
+    """The curve is the sweep's columns (issue 17: a report of 200 scenarios made 10,200 point
+    objects, ~1/6 of its estimates' work); the same figures as the sweep point by point."""
+    import ftcost_gui.core.sweep as sweep_mod
+
+    made = []
+
+    class Counted(sweep_mod.SweepPoint):
+        def __new__(cls, *a):
+            made.append(1)
+            return super().__new__(cls, *a)
+
+    monkeypatch.setattr(sweep_mod, "SweepPoint", Counted)
+    inputs = make(efficiency__mfu=0.37)
+    own = series_mod.own_outcome(inputs, band=False)
+    both = Outcomes().get(inputs)
+    assert made == []
+    points = sweep_mfu(inputs, list(SWEEP_MFUS))  # the sweep point by point, for the figures
+    assert len(made) == 51
+    for curve in (own.cost_curve, both.cost_curve):
+        assert curve.mfu_pct == tuple(p.mfu * 100 for p in points)
+        assert curve.on_demand_usd == tuple(p.on_demand_usd for p in points)
+        assert curve.spot_usd == tuple(p.spot_usd for p in points)
+
+
 def test_no_spot_line_without_a_spot_price():
     gpu = {**make().hardware.gpu.model_dump(), "spot_usd_per_hour": None}
     o = Outcomes().get(make(hardware__gpu=gpu))
