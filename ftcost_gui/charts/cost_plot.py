@@ -13,6 +13,7 @@ from ..core.series import WELL_TUNED_MFU_PCT, CostCurve, CostPoint
 from ..core.units import fmt_usd
 from .base import PlotView
 from .marker import Marker
+from .plot_label import PlotLabel
 from .theme import Theme
 
 BAND = WELL_TUNED_MFU_PCT
@@ -47,7 +48,7 @@ class CostPlot(PlotView):
         self.band = pg.LinearRegionItem(values=BAND, movable=False)
         self.band.setZValue(-10)
         pi.addItem(self.band)
-        self.band_label = pg.TextItem("well-tuned 35–55%", anchor=(0.5, 1))
+        self.band_label = PlotLabel("well-tuned 35–55%", anchor=(0.5, 1))
         pi.addItem(self.band_label)
         # The cost range at each MFU (core/ranges.py): cheapest offer and communication as
         # modelled (lower dotted line), dearest offer with none hidden (upper).

@@ -13,6 +13,7 @@ from ..core.results import MEMORY_PART_LABELS, OBJECTIVE_MEMORY_PARTS
 from ..core.series import MemoryBars
 from ..present.memory_texts import PLOT_AXIS, PLOT_LINE, PLOT_STACK, PLOT_TITLE_METHODS
 from .base import PlotView
+from .plot_label import PlotLabel
 from .stacked_bars import BarPart, StackedBars
 from .theme import Theme
 
@@ -154,9 +155,9 @@ class MemoryPlot(PlotView):
         pi.addItem(self.total_line)
         font = QFont()
         font.setBold(True)
-        self.count_labels: list[pg.TextItem] = []
+        self.count_labels: list[PlotLabel] = []
         for _ in range(MAX_BARS):
-            t = pg.TextItem("", color=self.theme.foreground, anchor=(0.5, 1.0))
+            t = PlotLabel("", color=self.theme.foreground, anchor=(0.5, 1.0))
             t.setFont(font)
             pi.addItem(t)
             self.count_labels.append(t)

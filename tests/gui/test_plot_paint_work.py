@@ -31,3 +31,32 @@ def test_axes_drawing_kept_specs_ask_no_tick_pen_again(window, monkeypatch):
             assert asked, step
         else:
             assert asked == [], step
+
+
+def test_text_labels_in_the_plots_are_never_asked_to_paint(monkeypatch, qtbot, article_000_first):
+    """The memory plot's GPU-count labels and the cost plot's band label paint nothing of their
+    own (their text is a child item): Qt does not call their Python ``paint`` (a167e96: six
+    calls a sequence-length edit). They still follow the view: each label's transform is worked
+    out from its parent's scene transform with the view's scale as it is now (a move of the
+    view alone leaves the label's transform as it is: pyqtgraph drops the translation)."""
+    import pyqtgraph as pg
+
+    from ftcost_gui.gui.app import build_window
+
+    painted = record_calls(monkeypatch, pg.TextItem, "paint", lambda item, *_a: item)
+    window = build_window(build_plots_now=True)  # (after the patch: Qt finds it)
+    qtbot.addWidget(window)
+    window.resize(1200, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    charts = window.charts
+    labels = [*charts.memory_plot.count_labels, charts.cost_plot.band_label]
+    for step, length in enumerate((3072, 4608, 3072, 8192)):
+        painted.clear()
+        _edit_seq_len(window, length)
+        assert not [item for item in painted if item in labels], step
+        shown = [label for label in labels if label.isVisible()]
+        assert len(shown) >= 5, step  # four methods' counts and the band's label
+        for label in shown:
+            now, then = label.parentItem().sceneTransform(), label._lastTransform
+            assert (then.m11(), then.m22()) == (now.m11(), now.m22()), step
