@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFontMetrics
-from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsWidget, QMenu, QVBoxLayout, QWidget
 
 from ..qt_compat import guard_refcount_leak
 from .axis import FastAxis, title_once
@@ -40,7 +40,14 @@ class LegendLabel(pg.LabelItem):
     """A legend's label that is not laid out again for the text and style it already shows:
     the plot's theme sets each label's colour when the plot is first shown, most often the
     colour it was made in (``LabelItem.setText`` rebuilds its rich text and asks the layout
-    again whatever it is given)."""
+    again whatever it is given).
+
+    Its bounding rectangle and shape are Qt's own (the widget's ``rect()``): pyqtgraph's Python
+    ones map its geometry from the parent, the same rectangle for a widget with no transform of
+    its own, but the scene asks for it ~10 times an edit through a Python call."""
+
+    boundingRect = QGraphicsWidget.boundingRect
+    shape = QGraphicsWidget.shape  # (pyqtgraph's keeps a path its own boundingRect resets)
 
     def setText(self, text, **args) -> None:
         shown = _label_style(text, {**self.opts, **args})
@@ -50,6 +57,14 @@ class LegendLabel(pg.LabelItem):
             return
         super().setText(text, **args)
         self._shown = shown
+
+
+class LegendSample(pg.ItemSample):
+    """pyqtgraph's legend sample with Qt's own bounding rectangle: the widget's ``rect()``, its
+    fixed 20 × 20 px, which pyqtgraph's Python ``boundingRect`` returns as a constant (asked
+    ~16 times an edit through a Python call)."""
+
+    boundingRect = QGraphicsWidget.boundingRect
 
 
 def _label_style(text: str, opts: dict) -> tuple:
@@ -111,6 +126,7 @@ class PlotView(QWidget):
                 labelTextColor=self.theme.foreground,
                 verSpacing=LEGEND_ROW_SPACING,
                 colCount=LEGEND_COLUMNS,
+                sampleType=LegendSample,
             )
             self.legend.layout.setContentsMargins(*(LEGEND_PAD_PX,) * 4)
             self.plot_widget.ci.layout.setContentsMargins(*(LAYOUT_PAD_PX,) * 4)
@@ -122,6 +138,7 @@ class PlotView(QWidget):
                 labelTextSize="8pt",
                 verSpacing=-6,
                 brush=pg.mkBrush(self.theme.legend_brush()),
+                sampleType=LegendSample,
             )
         self.view_box: MenuViewBox = self.plot_item.getViewBox()
         # Replace the scene's generic "Export..." (its SVG exporter is broken with Qt >= 6.11).

@@ -60,3 +60,50 @@ def test_text_labels_in_the_plots_are_never_asked_to_paint(monkeypatch, qtbot, a
         for label in shown:
             now, then = label.parentItem().sceneTransform(), label._lastTransform
             assert (then.m11(), then.m22()) == (now.m11(), now.m22()), step
+
+
+def test_legend_entries_bounds_are_qts_own_and_the_same(monkeypatch, qtbot, article_000_first):
+    """The scene asks the legends' samples and the labels ``show_legend`` makes (the memory
+    legend's) for their bounding rectangles on every edit that repaints them; they answer with
+    Qt's own ``rect()``, never through Python (a167e96: ~26 calls a sequence-length edit, more
+    when the memory legend gains a row). The rectangles are the ones pyqtgraph's Python methods
+    give: the fixed 20 × 20 px (a sample) and the geometry mapped from the parent (a label)."""
+    import pyqtgraph as pg
+    from PySide6.QtCore import QRectF
+
+    from ftcost_gui.charts.base import LegendLabel
+    from ftcost_gui.gui.app import build_window
+
+    asked = [  # pyqtgraph's Python boundingRect of widgets (labels) and of legend samples
+        record_calls(monkeypatch, owner, "boundingRect", lambda item: item)
+        for owner in (pg.GraphicsWidget, pg.ItemSample)
+    ]
+    window = build_window(build_plots_now=True)  # (after the patches: Qt finds them)
+    qtbot.addWidget(window)
+    window.resize(1200, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    plots = (window.charts.memory_plot, window.charts.cost_plot)
+    box = window.form_tabs.panels["training"].editor("training", "cpu_offload_optimizer")
+    for step in range(4):
+        for calls in asked:
+            calls.clear()
+        if step % 2:
+            box.setChecked(not box.isChecked())  # the memory legend gains or loses a row
+            QApplication.processEvents()
+        else:
+            _edit_seq_len(window, (3072, 4608)[step // 2])
+        entries = {
+            id(it)
+            for plot in plots
+            for entry in plot.legend.items
+            for it in entry
+            if isinstance(it, (pg.ItemSample, LegendLabel))
+        }
+        assert len(entries) >= 16, step  # both legends' samples, the memory legend's labels
+        assert not [item for calls in asked for item in calls if id(item) in entries], step
+        for plot in plots:
+            for sample, label in plot.legend.items:
+                assert sample.boundingRect() == QRectF(0, 0, 20, 20), step
+                rect = label.mapRectFromParent(label.geometry()).normalized()
+                assert label.boundingRect().getRect() == rect.getRect(), step
