@@ -8,7 +8,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QWidget
 
-from ..present.tables import BEST_MARK, Cell, ComparisonTable
+from ..present.tables import BEST_MARK, Cell, ComparisonTable, same_figure
 
 FITS_ROW = "Fits in memory"
 LINES_ROLE = Qt.ItemDataRole.UserRole + 1  # (value text, delta text)
@@ -154,16 +154,23 @@ class ComparisonModel(QAbstractTableModel):
         them now. 'Delta line only': the value line and the best mark read as they did."""
         table = self.table
         assert table is not None
+        cells, word = self._cells, table.cell
+        # A value the old table had (its metric and number) keeps the words said of it.
+        same_keys = old.keys == table.keys
         changed = []
         for col in columns:
             if old.fits[col] != table.fits[col]:
                 changed.append((0, col, False))
-            for row in range(len(table.labels)):
-                was = said.get((row, col))
+            for row, (row_was, row_now) in enumerate(zip(old.rows, table.rows, strict=True)):
+                key = (row, col)
+                was = said.get(key)
                 if was is None:
                     changed.append((row + 1, col, False))
                     continue
-                now = self.cell(row, col)
+                now = cells.get(key)
+                if now is None:
+                    kept = same_keys and same_figure(row_was.values[col], row_now.values[col])
+                    now = cells[key] = word(row, col, was if kept else None)
                 if was != now:
                     same_value = was.text == now.text and was.best == now.best
                     changed.append((row + 1, col, same_value and was.baseline == now.baseline))

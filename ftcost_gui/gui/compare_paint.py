@@ -10,7 +10,9 @@ from .text_ink import InkExtents
 PAD = 6  # px around a cell's text (half of it above and below)
 
 
-Part = tuple[int, int, int, str, bool]  # a cell's (x, y, width, value line, best)
+# A delta part asked: the cell's (x, y, width, value line, best), and the viewport's pixel row
+# below the value line's ink (``ComparisonTableView._delta_region``).
+Part = tuple[tuple[int, int, int, str, bool], int]
 
 
 class Ink:
@@ -52,15 +54,44 @@ class Frame:
     leaves them for the next, as the grid's lines and the style do (they set their own and put
     the painter's back); no save and restore a cell."""
 
-    __slots__ = ("font", "fonts", "inks", "parts", "pen", "region")
+    __slots__ = ("font", "fonts", "inks", "others", "parts", "pen", "region")
 
-    def __init__(self, region: QRegion | None, parts: dict[tuple[int, int], Part]):
+    def __init__(
+        self,
+        region: QRegion | None,
+        asked: QRegion | None = None,
+        parts: dict[tuple[int, int], Part] | None = None,
+    ):
         self.region = region
-        self.parts = parts  # the delta parts that leave out the value line's ink
+        # The delta parts asked (``ComparisonTableView._delta_region``): they leave out their
+        # cells' value lines' ink. The rest of the region painted, as its bounds (x1, y1, x2,
+        # y2; inclusive), None when none: it can reach a value line.
+        self.parts = parts or {}
+        self.others: tuple[int, int, int, int] | None = None
+        if region is not None and asked is not None:
+            rest = region - asked
+            if not rest.isEmpty():
+                self.others = rest.boundingRect().getCoords()
         self.fonts: tuple[QFont, QFont, int, int] | None = None  # TwoLineDelegate._kept
         self.inks: dict[bool, QColor] = {}  # the text colour, selected or not
         self.font: QFont | None = None  # the font and pen last set on the painter
         self.pen: QColor | None = None
+
+    def skips(self, row: int, col: int, x: int, y: int, width: int, value: str, best: bool) -> bool:
+        """Whether the region painted misses the value line of a cell (at x, y, width) that was
+        asked as a delta part at that place with that value line: the parts asked leave its
+        ink out, and the rest of the region is beside it or above or below its ink."""
+        part = self.parts.get((row, col))
+        if part is None or part[0] != (x, y, width, value, best):
+            return False
+        others = self.others
+        return (
+            others is None
+            or x + width <= others[0]
+            or x > others[2]
+            or part[1] <= others[1]
+            or y > others[3]
+        )
 
     def set_font(self, painter: QPainter, font: QFont) -> None:
         if font is not self.font:

@@ -132,7 +132,7 @@ class TwoLineDelegate(QStyledItemDelegate):
         shared = view.frame if view is not None else None
         alone = shared is None
         # Outside the table's paint event (a drag image, a test), this cell's own, as it was.
-        frame = Frame(None, {}) if shared is None else shared
+        frame = Frame(None) if shared is None else shared
         if alone:
             painter.save()
         fonts = frame.fonts
@@ -159,13 +159,13 @@ class TwoLineDelegate(QStyledItemDelegate):
         else:
             # Only the delta line is repainted when only it changed (ComparisonTableView): the
             # value line is drawn where the region painted reaches its ink, no pixel differs.
-            # A cell of the delta parts asked, unmoved, when nothing else is painted: it does not.
+            # A cell of the delta parts asked, unmoved, reads its answer from them (Frame.skips).
             region = frame.region
             if (
                 region is None
                 or view is None
                 or (
-                    frame.parts.get((row, col)) != (x, y, w, value, best)
+                    not frame.skips(row, col, x, y, w, value, best)
                     and region.intersects(QRect(x, y, w, view.value_ink_bottom(value, best)))
                 )
             ):
@@ -226,10 +226,7 @@ class ComparisonTableView(QTableView):
     def paintEvent(self, event: QPaintEvent) -> None:
         region = event.region()
         asked, self._asked, self._asked_twice = self._asked, None, False
-        # Only the delta parts asked are painted: a cell of them, where it was asked, leaves out
-        # its value line's ink (``_delta_region``), whatever else the region holds.
-        parts = asked[1] if asked is not None and (region - asked[0]).isEmpty() else {}
-        self.frame = Frame(region, parts)
+        self.frame = Frame(region) if asked is None else Frame(region, *asked)
         try:
             super().paintEvent(event)
         finally:
@@ -283,7 +280,8 @@ class ComparisonTableView(QTableView):
         """Of each cell whose delta line alone changed, the part ``delta_part_top`` gives;
         neighbours in a row as one rectangle (the grid line between them painted as it was).
         With it, the cells whose part leaves out their value line's ink: (row, column) ->
-        (x, y, width as the cell is painted, value line, best), for ``TwoLineDelegate``."""
+        ((x, y, width as the cell is painted, value line, best), the row below that line's
+        ink), for ``TwoLineDelegate`` (``Frame.skips``)."""
         grid = 1 if self.showGrid() else 0
         rects: list[QRect] = []
         parts: dict[tuple[int, int], Part] = {}
@@ -302,7 +300,8 @@ class ComparisonTableView(QTableView):
                 top = tops.get(row)
                 if top is None:
                     top = tops[row] = self.rowViewportPosition(row)
-                parts[(row, col)] = (left, top, right - left, value, best)
+                bottom = top + self._inks().value_bottom(value, best)
+                parts[(row, col)] = ((left, top, right - left, value, best), bottom)
             if run and run[0] == row and run[1] == first and run[3] + grid == left:
                 run[3] = right
                 continue

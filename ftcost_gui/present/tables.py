@@ -8,6 +8,7 @@ the PDF, the HTML and the Markdown show the same text.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -86,6 +87,12 @@ def fmt_delta(key: str, delta: float | None, ratio: float | None) -> str:
     return f"{pct_text} / {amount}"
 
 
+def same_figure(a: float | None, b: float | None) -> bool:
+    """The same figure, which ``fmt_metric`` words the same: equal, of one sign (0.0 and −0.0 are
+    equal and may read differently; NaN is not equal to itself)."""
+    return a == b and (a is None or b is None or math.copysign(1.0, a) == math.copysign(1.0, b))
+
+
 @dataclass(frozen=True, slots=True)
 class Cell:
     text: str
@@ -106,8 +113,10 @@ class ComparisonTable:
     keys: tuple[str, ...]
     rows: tuple[ComparisonRow, ...]
 
-    def cell(self, i: int, j: int) -> Cell:
-        """Row ``i``, scenario ``j``: the value, its difference to the baseline, best or not."""
+    def cell(self, i: int, j: int, worded: Cell | None = None) -> Cell:
+        """Row ``i``, scenario ``j``: the value, its difference to the baseline, best or not.
+        ``worded``: a cell that said this very value of this metric (``same_figure``), whose words
+        for it are kept (an edit of the baseline moves every delta and no other value)."""
         row = self.rows[i]
         value = row.values[j]
         several = len(self.names) > 1
@@ -115,7 +124,8 @@ class ComparisonTable:
         key = row.metric.key
         delta = "" if is_base or not several else fmt_delta(key, row.deltas[j], row.ratios[j])
         best = several and value is not None and j in row.best
-        return Cell(fmt_metric(key, value), delta, best, is_base)
+        text = fmt_metric(key, value) if worded is None else worded.text
+        return Cell(text, delta, best, is_base)
 
     @property
     def cells(self) -> tuple[tuple[Cell, ...], ...]:

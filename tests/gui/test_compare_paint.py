@@ -14,6 +14,7 @@ from PySide6.QtGui import (
     QImage,
     QPainter,
     QPalette,
+    QRegion,
 )
 from PySide6.QtWidgets import QApplication
 
@@ -135,14 +136,15 @@ def test_a_baseline_edit_draws_no_value_line_that_reads_the_same(window, lines_d
 
 @pytest.fixture
 def painter_calls(monkeypatch):
-    """Calls of QPainter's save, setFont and setPen made while the Compare delegate paints."""
+    """Calls of QPainter's save, setFont and setPen, and of QRegion.intersects, made while the
+    Compare delegate paints."""
     from ftcost_gui.gui.compare_view import TwoLineDelegate
 
-    calls = {"save": 0, "setFont": 0, "setPen": 0}
+    calls = {"save": 0, "setFont": 0, "setPen": 0, "intersects": 0}
     inside = [False]
 
     def counting(name: str):
-        real = getattr(QPainter, name)
+        real = getattr(QRegion if name == "intersects" else QPainter, name)
 
         def call(self, *args):
             calls[name] += inside[0]
@@ -151,7 +153,7 @@ def painter_calls(monkeypatch):
         return call
 
     for name in calls:
-        monkeypatch.setattr(QPainter, name, counting(name))
+        monkeypatch.setattr(QRegion if name == "intersects" else QPainter, name, counting(name))
     paint = TwoLineDelegate.paint
 
     def flagged_paint(self, painter, option, index):
@@ -192,6 +194,9 @@ def test_a_baseline_edit_sets_the_painters_font_and_pen_per_paint_not_per_cell(
         assert painter_calls["save"] == 0
         assert painter_calls["setFont"] <= 2 * values + 1
         assert painter_calls["setPen"] <= 2 * values + 1
+        # A cell asked below its value line knows it misses the region painted, and a cell
+        # repainted whole draws it: the region is asked of the few others (before: every cell).
+        assert painter_calls["intersects"] < delta_only / 2
 
 
 def test_the_cells_that_skip_their_value_line_are_where_the_region_leaves_it_out(window):
@@ -209,10 +214,11 @@ def test_the_cells_that_skip_their_value_line_are_where_the_region_leaves_it_out
         _edit(store, factor)
         region, parts = table._delta_region(model)
         assert len(parts) > len(model.delta_only) / 2
-        for (row, col), (x, y, width, value, best) in parts.items():
+        for (row, col), ((x, y, width, value, best), below) in parts.items():
             assert table.visualRect(model.index(row, col)).getRect()[:3] == (x, y, width)
             assert model.painted(row, col)[0::2] == (value, best)
-            assert not region.intersects(QRect(x, y, width, table.value_ink_bottom(value, best)))
+            assert below == y + table.value_ink_bottom(value, best)
+            assert not region.intersects(QRect(x, y, width, below - y))
 
 
 def _dark(app) -> None:

@@ -61,9 +61,9 @@ def work(monkeypatch, counted):
         counted["tables"] += 1
         return tables(*args, **kwargs)
 
-    def counting_cell(self, i, j):
+    def counting_cell(self, i, j, *worded):
         counted["cells"] += 1
-        return cell(self, i, j)
+        return cell(self, i, j, *worded)
 
     def counting_set_data(self, *args, **kwargs):
         counted["curves"] += 1
@@ -113,6 +113,43 @@ def test_an_edit_with_the_compare_tab_on_screen_is_linear_in_scenarios(window, w
     # The cells worded grow with the scenarios at most linearly: each cell once, never a row
     # per cell (40 scenarios × 10 times the cells of 4, not 100 times).
     assert per_size[40]["cells"] <= 10 * per_size[4]["cells"]
+
+
+def test_a_baseline_edit_words_the_deltas_and_not_the_values_that_stay(window, monkeypatch):
+    """An edit of the baseline moves every delta and no other scenario's value: the cells on
+    screen keep the words they said of their values (before: every value worded again), and
+    read as the table words them afresh."""
+    from ftcost_gui.present import tables
+
+    calls = {"fmt_metric": 0, "fmt_delta": 0}
+
+    def counting(name: str):
+        real = getattr(tables, name)
+
+        def call(*args):
+            calls[name] += 1
+            return real(*args)
+
+        return call
+
+    for name in calls:
+        monkeypatch.setattr(tables, name, counting(name))
+    window.store.set_document(_document(window.store.inputs, 40))
+    window.results.show_tab(window.results.compare)
+    QApplication.processEvents()
+    view = window.results.compare
+    _one_edit(window, {}, 1.37)  # (the first after the tab lays the table out)
+    for factor in (1.0001, 1.01, 0.99):
+        calls.update(fmt_metric=0, fmt_delta=0)
+        _one_edit(window, {}, factor)
+        rows = len(view.comparison.labels)
+        assert calls["fmt_delta"] > 4 * rows  # the deltas of the columns on screen
+        # A delta words its amount (fmt_metric) once at most; the values worded are the
+        # baseline's own.
+        assert calls["fmt_metric"] <= calls["fmt_delta"] + rows
+        table = view.comparison
+        for (i, j), cell in view.model._cells.items():
+            assert cell == table.cell(i, j)
 
 
 def test_an_edit_of_a_scenario_that_is_not_the_baseline_repaints_its_column_only(window, work):
