@@ -48,28 +48,34 @@ class StageBudget:
         return self.gpu_hours * usd_per_gpu_hour
 
 
-def stage_budget(names: Sequence[str], results: Sequence[EstimateResult]) -> StageBudget:
-    stages = []
-    for name, r in zip(names, results, strict=True):
-        runs = r.project.runs
-        held_gpus = r.time.held_gpu_hours / (r.time.held_wall_s / SECONDS_PER_HOUR or 1.0)
-        gen_s = r.time.eval_s + r.time.rl_generation_s
-        stages.append(
-            Stage(
-                name=name,
-                objective=r.alignment.objective,
-                runs=runs,
-                gpu_hours=runs * r.time.held_gpu_hours,
-                generation_gpu_hours=runs * held_gpus * gen_s / SECONDS_PER_HOUR,
-                on_demand_usd=runs * r.cost.on_demand_usd,
-            )
-        )
+def stage(name: str, r: EstimateResult) -> Stage:
+    """One scenario as a stage: its runs (planned + failed) × what one run holds."""
+    runs = r.project.runs
+    held_gpus = r.time.held_gpu_hours / (r.time.held_wall_s / SECONDS_PER_HOUR or 1.0)
+    gen_s = r.time.eval_s + r.time.rl_generation_s
+    return Stage(
+        name=name,
+        objective=r.alignment.objective,
+        runs=runs,
+        gpu_hours=runs * r.time.held_gpu_hours,
+        generation_gpu_hours=runs * held_gpus * gen_s / SECONDS_PER_HOUR,
+        on_demand_usd=runs * r.cost.on_demand_usd,
+    )
+
+
+def budget(stages: Sequence[Stage]) -> StageBudget:
+    """The stages run one after the other: their sums, in stage order."""
+    stages = tuple(stages)
     eval_only = sum(s.generation_gpu_hours for s in stages if s.objective not in RL_OBJECTIVES)
     rl = sum(s.gpu_hours for s in stages if s.objective in RL_OBJECTIVES)
     return StageBudget(
-        stages=tuple(stages),
+        stages=stages,
         gpu_hours=sum(s.gpu_hours for s in stages),
         generation_gpu_hours=sum(s.generation_gpu_hours for s in stages),
         rl_and_eval_gpu_hours=rl + eval_only,
         on_demand_usd=sum(s.on_demand_usd for s in stages),
     )
+
+
+def stage_budget(names: Sequence[str], results: Sequence[EstimateResult]) -> StageBudget:
+    return budget([stage(name, r) for name, r in zip(names, results, strict=True)])

@@ -43,6 +43,8 @@ def changed_columns(old: ComparisonTable | None, new: ComparisonTable) -> list[i
         return list(range(n))
     changed = {j for j in range(n) if old.names[j] != new.names[j] or old.fits[j] != new.fits[j]}
     for a, b in zip(old.rows, new.rows, strict=True):
+        if len(changed) == n:  # every column (an edit of the baseline: its first deltas)
+            break
         if a.best != b.best:
             changed.update(set(a.best) ^ set(b.best))
         for seq_a, seq_b in ((a.values, b.values), (a.deltas, b.deltas), (a.ratios, b.ratios)):

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from ..charts.theme import Theme, mix, readable, theme_for
 from ..core.results import EstimateResult
+from ..core.stages import Stage, stage
 from ..present.objective import stages_text
 from ..present.tables import BEST_MARK, ComparisonTable, comparison_table
 from .compare_model import DELTA_ROLE, FITS_ROW, LINES_ROLE, RIGHT, VALUE_ROLE, ComparisonModel
@@ -405,6 +406,11 @@ class ComparisonView(QWidget):
         self._tiers: list[str] = []
         self.baseline_name = ""
         self.comparison: ComparisonTable | None = None
+        # Each scenario's stage (core/stages.py) by name and result, made again only for a
+        # result an edit replaced (results are frozen; each is kept with its stage, so its id
+        # stays its own): an edit of one of 200 scenarios made 200 stages.
+        self._stages: dict[tuple[str, int], tuple[EstimateResult, Stage]] = {}
+        self._stages_next: dict[tuple[str, int], tuple[EstimateResult, Stage]] = {}
         self.baseline_combo.activated.connect(self._on_baseline_activated)
 
     @property
@@ -472,11 +478,22 @@ class ComparisonView(QWidget):
         self.hint.setVisible(not several)
         self.legend.setVisible(several)
         self.stages.setVisible(several)
-        self.stages.setText(stages_text(self.names, self._results, self._tiers) if several else "")
+        self.stages.setText(
+            stages_text(self.names, self._results, self._tiers, self._stage) if several else ""
+        )
+        self._stages, self._stages_next = self._stages_next, {}
         best_bg = self.best_background()
         self.model.set_colours(best_bg, QColor(readable(self._theme().bad, best_bg)))
         self.model.set_table(t, self._columns_shown())
         self._size_rows(t)
+
+    def _stage(self, name: str, result: EstimateResult) -> Stage:
+        key = (name, id(result))
+        kept = self._stages.get(key)
+        if kept is None or kept[0] is not result:
+            kept = (result, stage(name, result))
+        self._stages_next[key] = kept
+        return kept[1]
 
     def _columns_shown(self) -> range | None:
         """The scenarios (columns) on screen now; None when the table is not."""

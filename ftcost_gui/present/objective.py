@@ -6,12 +6,12 @@ core/rollout.py, core/rl_summary.py); nothing here re-derives a figure.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..core.inputs import EstimateInputs
 from ..core.objective import OBJECTIVE_LABELS, PLACEMENT_LABELS, REFERENCE_LABELS
 from ..core.results import AlignmentSummary, EstimateResult
-from ..core.stages import stage_budget
+from ..core.stages import Stage, budget, stage
 from ..core.units import GIB, fmt_gib, fmt_pct, fmt_usd
 from .blocks import Bold, Ref, Section, formula, note
 from .text import sci
@@ -226,12 +226,16 @@ def generation_section(inputs: EstimateInputs, r: EstimateResult) -> Section | N
 
 
 def stages_text(
-    names: Sequence[str], results: Sequence[EstimateResult], tiers: Sequence[str] = ()
+    names: Sequence[str],
+    results: Sequence[EstimateResult],
+    tiers: Sequence[str] = (),
+    stage_of: Callable[[str, EstimateResult], Stage] = stage,
 ) -> str:
     """The scenarios run one after the other as project stages (core/stages.py), in one line.
     ``tiers`` (each scenario's GPU pricing tier) words the sum: a 1-year committed rate is not
-    called on-demand."""
-    b = stage_budget(names, results)
+    called on-demand. ``stage_of`` makes each scenario's stage (a view keeps those of the
+    results an edit left as they were)."""
+    b = budget([stage_of(name, r) for name, r in zip(names, results, strict=True)])
     words = sorted({price_word(t) for t in tiers}) or ["on-demand"]
     price = words[0] if len(words) == 1 else "at each stage's price (" + " / ".join(words) + ")"
     return (

@@ -152,6 +152,43 @@ def test_a_baseline_edit_words_the_deltas_and_not_the_values_that_stay(window, m
             assert cell == table.cell(i, j)
 
 
+def test_an_edit_makes_the_stage_of_the_edited_scenario_only(window, monkeypatch):
+    """The Compare tab's stages line sums every scenario's stage (core/stages.py): an edit
+    makes the edited scenario's stage and keeps the others' (before: 40 stages an edit), and
+    the line reads as worked out afresh."""
+    from ftcost_gui.core import stages as core_stages
+    from ftcost_gui.present.objective import stages_text
+
+    made = {"stages": 0}
+    stage = compare_view.stage
+
+    def counting_stage(name, result):
+        made["stages"] += 1
+        return stage(name, result)
+
+    monkeypatch.setattr(compare_view, "stage", counting_stage)
+    window.store.set_document(_document(window.store.inputs, 40))
+    window.results.show_tab(window.results.compare)
+    QApplication.processEvents()
+    view = window.results.compare
+    for factor in (1.37, 1.0001, 0.9):
+        made["stages"] = 0
+        _one_edit(window, {}, factor)
+        assert made["stages"] == 1
+        scenarios = window.store.document.scenarios
+        fresh = stages_text(
+            [s.name for s in scenarios],
+            window.store.results,
+            [s.inputs.hardware.gpu.pricing_tier for s in scenarios],
+            core_stages.stage,
+        )
+        assert view.stages.text() == fresh
+    window.store.select_scenario(3)
+    made["stages"] = 0
+    _one_edit(window, {}, 1.2)
+    assert made["stages"] == 1
+
+
 def test_an_edit_of_a_scenario_that_is_not_the_baseline_repaints_its_column_only(window, work):
     """Its values and its deltas change, no other scenario's cell (the best stays where it is):
     the table repaints one column, not every cell on screen (the cells worded are those
