@@ -92,6 +92,18 @@ def _edit(store, factor: float) -> None:
     QApplication.processEvents()
 
 
+def _opened(window, n: int = 40):
+    """The Compare tab shown over ``n`` scenarios, after the first edit (which lays the table
+    out): its table and model."""
+    store = window.store
+    store.set_document(_scenarios(store.inputs, n))
+    window.results.show_tab(window.results.compare)
+    QApplication.processEvents()
+    _edit(store, 1.2)
+    view = window.results.compare
+    return view.table, view.model
+
+
 @pytest.fixture
 def lines_drawn(monkeypatch):
     """(text, point size) of each text the Compare delegate draws."""
@@ -112,12 +124,7 @@ def test_a_baseline_edit_draws_no_value_line_that_reads_the_same(window, lines_d
     they were: those cells are repainted below their value line, which is not drawn again (before:
     both lines of every such cell)."""
     store = window.store
-    store.set_document(_scenarios(store.inputs, 40))
-    window.results.show_tab(window.results.compare)
-    QApplication.processEvents()
-    _edit(store, 1.2)  # (the first after the tab lays the table out)
-    view = window.results.compare
-    table, model = view.table, view.model
+    table, model = _opened(window)
     value_size = table.font().pointSizeF()
     for factor in (1.0001, 1.0003, 0.9998):
         lines_drawn.clear()
@@ -175,12 +182,7 @@ def test_a_baseline_edit_sets_the_painters_font_and_pen_per_paint_not_per_cell(
     font, a pen and a restore for each cell; each setFont is a new font for drawText to resolve,
     ~20 µs a cell). The cells whose value line is drawn set their fonts twice."""
     store = window.store
-    store.set_document(_scenarios(store.inputs, 40))
-    window.results.show_tab(window.results.compare)
-    QApplication.processEvents()
-    _edit(store, 1.2)
-    view = window.results.compare
-    table, model = view.table, view.model
+    table, model = _opened(window)
     value_size = table.font().pointSizeF()
     for factor in (1.0001, 1.0003, 0.9998):
         for name in painter_calls:
@@ -204,12 +206,7 @@ def test_the_cells_that_skip_their_value_line_are_where_the_region_leaves_it_out
     region is painted): each at the cell's place as the table paints it, and the region misses
     the rows its value line inks."""
     store = window.store
-    store.set_document(_scenarios(store.inputs, 40))
-    window.results.show_tab(window.results.compare)
-    QApplication.processEvents()
-    _edit(store, 1.2)
-    view = window.results.compare
-    table, model = view.table, view.model
+    table, model = _opened(window)
     for factor in (1.0001, 1.3, 0.9998):
         _edit(store, factor)
         region, parts = table._delta_region(model)
