@@ -4,6 +4,8 @@ and told only what changed (an edit repaints the cells whose words changed, not 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QWidget
@@ -216,6 +218,17 @@ class ComparisonModel(QAbstractTableModel):
             return ("yes" if fits else "✗ does not fit", "", False, not fits)
         c = self.cell(row - 1, col)
         return (f"{BEST_MARK} {c.text}" if c.best else c.text, c.delta, c.best, False)
+
+    def worded(self) -> Iterator[tuple[str, str, bool]]:
+        """(value line, delta line, best) of the cells worded so far (painted or compared), and
+        the 'fits in memory' row's lines: what ``compare_widths`` measures."""
+        for c in self._cells.values():
+            yield (f"{BEST_MARK} {c.text}" if c.best else c.text, c.delta, c.best)
+        t = self.table
+        if t is not None and t.names:
+            yield ("yes", "", False)
+            if not all(t.fits):
+                yield ("✗ does not fit", "", False)
 
     def is_best(self, row: int, col: int) -> bool:
         return row > 0 and self.cell(row - 1, col).best

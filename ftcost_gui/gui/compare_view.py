@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import (
     QAccessible,
     QColor,
@@ -42,6 +51,7 @@ from ..present.objective import stages_text
 from ..present.tables import BEST_MARK, ComparisonTable, comparison_table
 from .compare_model import DELTA_ROLE, FITS_ROW, LINES_ROLE, RIGHT, VALUE_ROLE, ComparisonModel
 from .compare_paint import PAD, Frame, Ink, Part
+from .compare_widths import ColumnWidths
 from .muted_label import MutedLabel
 from .wrapped_label import WrappedLabel
 
@@ -204,10 +214,39 @@ class ComparisonTableView(QTableView):
         # when none, or when asked twice (the parts of either would not say what is painted).
         self._asked: tuple[QRegion, dict[tuple[int, int], Part]] | None = None
         self._asked_twice = False
+        self._widths = ColumnWidths()
+        self._least_default = self.horizontalHeader().minimumSectionSize()
+
+    def setModel(self, model: QAbstractItemModel | None) -> None:
+        super().setModel(model)
+        if model is not None:  # another table or other names: the columns are measured afresh
+            model.modelReset.connect(self._unfit_columns)
+            model.headerDataChanged.connect(self._unfit_columns)
+
+    def _unfit_columns(self, orientation: Qt.Orientation = Qt.Orientation.Horizontal, *_) -> None:
+        if orientation == Qt.Orientation.Horizontal:
+            self.horizontalHeader().setMinimumSectionSize(self._least_default)
+
+    def _fit_columns(self) -> None:
+        """No column narrower than the widest line painted so far (``compare_widths``): the
+        columns share out a wider viewport evenly (Stretch), and a wider table scrolls."""
+        model, delegate = self.model(), self.itemDelegate()
+        if not isinstance(model, ComparisonModel) or not isinstance(delegate, TwoLineDelegate):
+            return
+        header, font = self.horizontalHeader(), self.font()
+        fonts = (font, model.bold, delegate._delta_font(font)[0], header.font())
+        names = (
+            str(model.headerData(j, Qt.Orientation.Horizontal)) for j in range(model.columnCount())
+        )
+        margin = self.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
+        need = self._widths.least(fonts, model.worded(), names, margin)
+        if need > header.minimumSectionSize():
+            header.setMinimumSectionSize(need)  # (lays the columns out and paints them again)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.FontChange:
             self._ink = None
+            self._unfit_columns()  # measured again in the new font at the next paint
             self._asked = None  # (its parts are where the old font's value lines ink)
         super().changeEvent(event)
 
@@ -232,6 +271,7 @@ class ComparisonTableView(QTableView):
             super().paintEvent(event)
         finally:
             self.frame = None
+        self._fit_columns()
 
     def dataChanged(
         self,

@@ -96,6 +96,7 @@ def _opened(window, n: int = 40):
     """The Compare tab shown over ``n`` scenarios, after the first edit (which lays the table
     out): its table and model."""
     store = window.store
+    window.resize(1920, 1080)  # columns as wide as their lines: ~10 on screen
     store.set_document(_scenarios(store.inputs, n))
     window.results.show_tab(window.results.compare)
     QApplication.processEvents()

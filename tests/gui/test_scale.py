@@ -134,6 +134,7 @@ def test_a_baseline_edit_words_the_deltas_and_not_the_values_that_stay(window, m
 
     for name in calls:
         monkeypatch.setattr(tables, name, counting(name))
+    window.resize(1920, 1080)  # columns as wide as their lines: ~10 on screen
     window.store.set_document(_document(window.store.inputs, 40))
     window.results.show_tab(window.results.compare)
     QApplication.processEvents()
