@@ -219,6 +219,10 @@ class ComparisonModel(QAbstractTableModel):
         c = self.cell(row - 1, col)
         return (f"{BEST_MARK} {c.text}" if c.best else c.text, c.delta, c.best, False)
 
+    def worded_count(self) -> int:
+        """How many cells of the table are worded so far."""
+        return len(self._cells)
+
     def worded(self) -> Iterator[tuple[str, str, bool]]:
         """(value line, delta line, best) of the cells worded so far (painted or compared), and
         the 'fits in memory' row's lines: what ``compare_widths`` measures."""

@@ -216,6 +216,7 @@ class ComparisonTableView(QTableView):
         self._asked_twice = False
         self._widths = ColumnWidths()
         self._least_default = self.horizontalHeader().minimumSectionSize()
+        self._measured: tuple[object, int] | None = None  # (table, cells worded) last measured
 
     def setModel(self, model: QAbstractItemModel | None) -> None:
         super().setModel(model)
@@ -225,6 +226,7 @@ class ComparisonTableView(QTableView):
 
     def _unfit_columns(self, orientation: Qt.Orientation = Qt.Orientation.Horizontal, *_) -> None:
         if orientation == Qt.Orientation.Horizontal:
+            self._measured = None
             self.horizontalHeader().setMinimumSectionSize(self._least_default)
 
     def _fit_columns(self) -> None:
@@ -233,6 +235,12 @@ class ComparisonTableView(QTableView):
         model, delegate = self.model(), self.itemDelegate()
         if not isinstance(model, ComparisonModel) or not isinstance(delegate, TwoLineDelegate):
             return
+        # A paint that worded no cell of the same table (a hover, a cursor) measures nothing.
+        measured = (model.table, model.worded_count())
+        last = self._measured
+        if last is not None and measured[0] is last[0] and measured[1] == last[1]:
+            return
+        self._measured = measured
         header, font = self.horizontalHeader(), self.font()
         fonts = (font, model.bold, delegate._delta_font(font)[0], header.font())
         names = (

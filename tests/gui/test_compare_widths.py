@@ -119,3 +119,20 @@ def test_another_table_is_measured_afresh(window):
     for _ in range(3):
         QApplication.processEvents()
     assert table.horizontalHeader().minimumSectionSize() == plain
+
+
+def test_a_paint_that_words_no_cell_measures_nothing(window, monkeypatch):
+    """A repaint of the same table with no cell newly worded (a hover, the cursor) measures no
+    line; an edit (a new table) does."""
+    from ftcost_gui.gui.compare_widths import ColumnWidths
+
+    table, _model = _shown(window, 40, (1920, 1080))
+    measures, least = [], ColumnWidths.least
+    monkeypatch.setattr(
+        ColumnWidths, "least", lambda self, *a: (measures.append(1), least(self, *a))[1]
+    )
+    for _ in range(3):
+        table.viewport().repaint()
+    assert measures == []
+    _edit(window, 1.0001)
+    assert len(measures) >= 1
