@@ -152,8 +152,16 @@ class PlotView(QWidget):
         menu.addSeparator()
         self._png_action = menu.addAction("Export plot as PNG…")
         self._svg_action = menu.addAction("Export plot as SVG…")
-        self._png_action.triggered.connect(lambda: self.exportRequested.emit("png"))
-        self._svg_action.triggered.connect(lambda: self.exportRequested.emit("svg"))
+        # Bound methods, not lambdas over ``self``: a connection keeps a lambda, and with it
+        # this widget, alive for as long as the action is (tests/gui/test_menu_view_box.py).
+        self._png_action.triggered.connect(self._export_png)
+        self._svg_action.triggered.connect(self._export_svg)
+
+    def _export_png(self) -> None:
+        self.exportRequested.emit("png")
+
+    def _export_svg(self) -> None:
+        self.exportRequested.emit("svg")
 
     @property
     def png_action(self) -> QAction:

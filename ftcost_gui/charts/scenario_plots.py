@@ -270,7 +270,8 @@ class ScenarioCostPlot(CostPlot):
             brush=pg.mkBrush(self.theme.legend_brush()),
         )  # fmt: skip
         self.legend.setParentItem(self.view_box)
-        self.view_box.sigResized.connect(lambda *_: self.legend.fill())
+        # (a bound method: a lambda over ``self`` kept the plot alive as long as the view box)
+        self.view_box.sigResized.connect(self._fill_legend)
         # One item paints every scenario's curves from arrays (no graphics item per curve:
         # 400 of them took ~0.3 s to make at 200 scenarios); the curves of the scenarios not
         # selected (those an edit leaves alone) from cached images (issue 17).
@@ -292,6 +293,9 @@ class ScenarioCostPlot(CostPlot):
         self.ods: list[np.ndarray] = []
         self.spots: list[np.ndarray | None] = []
         self.restyle(self.theme)
+
+    def _fill_legend(self, *_: object) -> None:
+        self.legend.fill()
 
     def restyle(self, theme: Theme) -> None:
         super().restyle(theme)

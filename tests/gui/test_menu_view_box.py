@@ -68,3 +68,70 @@ def test_a_menu_switched_off_and_on():
     assert view.menu_built and added == [view.menu]
     view.setMenuEnabled(False)
     assert view.menu is None
+
+
+# A plot left without a parent, then dropped, must be freed by its reference count: a cycle
+# through its view box's callbacks (widget → scene → view box → the widget's bound method) was
+# broken by the garbage collector from the middle, and the widget's scene was destroyed under an
+# item being destroyed (a segfault in QGraphicsScene::clear, one run of a plot test in several).
+# Run in a child process: the collection that would follow a failure crashes the process.
+_DROPPED = """
+import gc, sys, weakref
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from ftcost_gui.charts.cost_plot import CostPlot
+from ftcost_gui.charts.fits_plot import WhatFitsPlot
+from ftcost_gui.charts.length_histogram import LengthHistogramPlot
+from ftcost_gui.charts.memory_plot import MemoryPlot
+from ftcost_gui.charts.plan_plot import PlanFrontPlot
+from ftcost_gui.charts.scenario_plots import ScenarioCostPlot, ScenarioMemoryPlot
+makers = [CostPlot, MemoryPlot, LengthHistogramPlot, PlanFrontPlot, ScenarioCostPlot,
+          ScenarioMemoryPlot, lambda: WhatFitsPlot("seq_len")]
+gc.collect()
+gc.disable()
+kept = []
+for make in makers:
+    plot = make()
+    plot.view_box.menu  # the menu built: the export callback has run
+    ref = weakref.ref(plot)
+    del plot
+    if ref() is not None:
+        kept.append(type(ref()).__name__)
+print("kept:", ",".join(kept))
+sys.stdout.flush()
+import os; os._exit(0)  # (no collection at exit: a kept plot would crash it)
+"""
+
+
+def test_a_dropped_plot_is_freed_without_the_garbage_collector():
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    run = subprocess.run(
+        [sys.executable, "-c", _DROPPED], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1] == "kept:", run.stdout
+
+
+def test_a_bound_method_given_to_on_menu_does_not_keep_its_object():
+    import weakref
+
+    class Owner:
+        def __init__(self) -> None:
+            self.menus: list = []
+
+        def add(self, menu) -> None:
+            self.menus.append(menu)
+
+    view = MenuViewBox()
+    alive, gone = Owner(), Owner()
+    view.on_menu(alive.add)
+    view.on_menu(gone.add)
+    ref = weakref.ref(gone)
+    del gone
+    assert ref() is None  # the view box did not keep it
+    menu = view.menu
+    assert alive.menus == [menu]  # the living owner's callback ran; the gone one's was skipped
