@@ -1,5 +1,5 @@
 """What the Compare table's cells share when painted: one paint's fonts, colours and painter
-state (``Frame``), and where the cells' lines ink (``Ink``), for ``compare_view``."""
+state (``Frame``), and where the cells' lines ink (``Ink``), for ``compare_table``."""
 
 from __future__ import annotations
 

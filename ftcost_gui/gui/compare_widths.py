@@ -17,6 +17,11 @@ NAME_CHARS = 24  # a header wider than this many average characters is cut (its 
 KEPT_TEXTS = 20_000  # texts whose widths are remembered per font, at most
 
 
+def cell_width_px(value_px: int, delta_px: int) -> int:
+    """A cell's width for its lines' advances: the wider, with the delegate's padding."""
+    return max(value_px, delta_px) + 2 * PAD
+
+
 class ColumnWidths:
     """Each text's advance remembered per font: an edit of 200 scenarios brings ~200 new delta
     lines, and measuring every cell's lines again each edit would cost milliseconds."""
@@ -58,8 +63,8 @@ class ColumnWidths:
         for value, delta, best in cells:
             (bold if best else plain).append(value)
             deltas.append(delta)
-        text_px = max(self._widest(0, plain), self._widest(1, bold), self._widest(2, deltas))
+        value_px = max(self._widest(0, plain), self._widest(1, bold))
         name_cap = NAME_CHARS * self._metrics[3].averageCharWidth()
         name_px = min(self._widest(3, names), name_cap) + 2 * header_margin_px
-        need = max(text_px + 2 * PAD, name_px)
+        need = max(cell_width_px(value_px, self._widest(2, deltas)), name_px)
         return -(-need // STEP_PX) * STEP_PX

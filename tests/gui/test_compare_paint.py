@@ -146,7 +146,7 @@ def test_a_baseline_edit_draws_no_value_line_that_reads_the_same(window, lines_d
 def painter_calls(monkeypatch):
     """Calls of QPainter's save, setFont and setPen, and of QRegion.intersects, made while the
     Compare delegate paints."""
-    from ftcost_gui.gui.compare_view import TwoLineDelegate
+    from ftcost_gui.gui.compare_table import TwoLineDelegate
 
     calls = {"save": 0, "setFont": 0, "setPen": 0, "intersects": 0}
     inside = [False]

@@ -72,7 +72,7 @@ def test_the_cpu_offload_box_reuses_the_memory_legends_entries(window, labels_ma
 @pytest.fixture
 def cells_painted(monkeypatch):
     """(row, column) of each Compare cell painted (patched before the window is built)."""
-    from ftcost_gui.gui.compare_view import TwoLineDelegate
+    from ftcost_gui.gui.compare_table import TwoLineDelegate
 
     painted: list[tuple[int, int]] = []
     paint = TwoLineDelegate.paint

@@ -32,7 +32,8 @@ on_first_use = [m for m in (
     "ftcost_gui.core.what_fits", "ftcost_gui.report.content", "ftcost_gui.present.explain",
     "ftcost_gui.io.export_csv", "ftcost_gui.gui.help.guide_window", "ftcost_gui.gui.help.shortcuts",
     "ftcost_gui.io.hf_cache", "ftcost_gui.io.hf_config", "ftcost_gui.io.safetensors_header",
-    "ftcost_gui.core.plan_space", "ftcost_gui.gui.compare_view", "ftcost_gui.gui.compare_model",
+    "ftcost_gui.core.plan_space", "ftcost_gui.gui.compare_view", "ftcost_gui.gui.compare_table",
+    "ftcost_gui.gui.compare_model",
     "ftcost_gui.present.tables",
     ) if m in sys.modules]
 compare_built = window.results.compare_built
