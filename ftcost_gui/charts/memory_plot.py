@@ -61,6 +61,7 @@ LEGEND_LABELS = {
 MAX_BARS = 5
 LegendExtra = tuple[tuple[object, str], ...]  # (plot item, label) entries after the parts
 WIDTH = 0.6
+RANGE_BEAM = WIDTH * 0.4  # the error bars' caps, as wide as 40 % of a bar
 LINE_CLEARANCE = 0.15  # a count label this close under the memory line goes above it
 
 
@@ -136,7 +137,7 @@ class MemoryPlot(PlotView):
         # low – high of a bar's memory (core/ranges.py: the data's longest row, the allocator
         # at its measured worst), as an error bar on its top
         self.range_bars = pg.ErrorBarItem(
-            x=np.zeros(0), y=np.zeros(0), beam=WIDTH * 0.4,
+            x=np.zeros(0), y=np.zeros(0), beam=RANGE_BEAM,
             pen=pg.mkPen(self.theme.foreground, width=1.5),
         )  # fmt: skip
         pi.addItem(self.range_bars)

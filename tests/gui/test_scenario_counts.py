@@ -4,7 +4,11 @@ even that fits (seen at 12 scenarios in a 1024 × 700 window: "2 GPUs" twelve ti
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QApplication
 
 from ftcost_gui.core.document import EstimateDocument, Scenario
@@ -13,7 +17,7 @@ from ftcost_gui.core.document import EstimateDocument, Scenario
 def _document(inputs, n: int) -> EstimateDocument:
     return EstimateDocument(
         scenarios=tuple(
-            Scenario(name=f"S{i}", inputs=inputs.edited("efficiency", mfu=0.2 + 0.01 * i))
+            Scenario(name=f"S{i}", inputs=inputs.edited("efficiency", mfu=0.2 + 0.5 * i / n))
             for i in range(n)
         ),
         active=n - 1,
@@ -61,3 +65,63 @@ def test_the_counts_follow_a_resize(window):
     shown = sorted((t for t in labels if t.isVisible()), key=lambda t: t.pos().x())
     assert len(shown) == 8 and _overlaps(shown) == 0
     assert shown[-1].textItem.toPlainText() == "▶ 2 GPUs"
+
+
+# --- the bar names under the axis, and the error bars of dense bars ------------------------------
+STEPS = (1, 2, 5, 10, 20, 50, 100)
+
+
+def _bar_names(window, n: int, size):
+    window.resize(*size)
+    window.show()
+    _shown_labels(window, n)
+    memory = window.charts.scenario_plots[0]
+    axis = memory.plot_item.getAxis("bottom")
+    ticks = dict(axis._tickLevels[0])  # value -> text, as set (pyqtgraph's own store)
+    metrics = QFontMetricsF(axis.style["tickFont"] or axis.font())
+    vb = memory.view_box
+    # each bar's name as drawn: centred under its bar, its width in pixels
+    boxes = {
+        i: (vb.mapViewToScene(QPointF(i, 0)).x(), metrics.horizontalAdvance(memory.tick_texts[i]))
+        for i in range(n)
+    }
+    return memory, ticks, boxes
+
+
+def _overlap(boxes, shown) -> bool:
+    spans = sorted((x - w / 2, x + w / 2) for x, w in (boxes[i] for i in shown))
+    return any(b[0] < a[1] for a, b in itertools.pairwise(spans))
+
+
+@pytest.mark.parametrize(
+    ("size", "n"),
+    [((1920, 1080), 3), ((1024, 700), 12), ((1024, 700), 40), ((1920, 1080), 200)],
+)
+def test_the_bar_names_never_run_into_each_other(window, size, n):
+    memory, ticks, boxes = _bar_names(window, n, size)
+    assert sorted(ticks) == [float(i) for i in range(n)]  # every bar keeps its tick
+    shown = [i for i in range(n) if ticks[float(i)]]
+    assert all(ticks[float(i)] == memory.tick_texts[i] for i in shown)
+    step = next(k for k in STEPS if shown == [i for i in range(n) if (i + 1) % k == 0])
+    assert not _overlap(boxes, shown)
+    if step > 1:  # the names are thinned no more than they must be
+        finer = STEPS[STEPS.index(step) - 1]
+        assert _overlap(boxes, [i for i in range(n) if (i + 1) % finer == 0])
+    if n == 3:
+        assert step == 1
+    if n == 200:
+        assert step >= 5
+
+
+def test_dense_bars_draw_faint_capless_error_bars(window):
+    from ftcost_gui.charts.memory_plot import RANGE_BEAM
+
+    memory, _ticks, _boxes = _bar_names(window, 200, (1920, 1080))
+    opts = memory.range_bars.opts
+    assert opts["beam"] == 0 and opts["pen"].color().alpha() < 255 and opts["pen"].widthF() == 1
+    memory.restyle(memory.theme)  # a palette change keeps the look of dense bars
+    assert memory.range_bars.opts["beam"] == 0
+    _shown_labels(window, 12)  # bars apart: as the method chart draws them
+    opts = memory.range_bars.opts
+    assert opts["beam"] == RANGE_BEAM and opts["pen"].widthF() == 1.5
+    assert opts["pen"].color().alpha() == 255
