@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from ..charts.theme import Theme, mix, readable, theme_for
 from ..core.results import EstimateResult
 from ..core.stages import Stage, stage
+from ..io.names import plain
 from ..present.objective import stages_text
 from ..present.tables import BEST_MARK, ComparisonTable, comparison_table
 from .compare_model import FITS_ROW, ComparisonModel
@@ -98,12 +99,15 @@ class ComparisonView(QWidget):
         # the scenarios as SFT → DPO → RL stages (core/stages.py)
         self.stages = WrappedLabel("", self)
         self.stages.setObjectName("compare_stages")
+        self.stages.setTextFormat(Qt.TextFormat.PlainText)  # scenario names are data
         self.stages.setToolTip(
             "The scenarios' runs added up, as a project that runs each stage in turn. Meaningful "
             "when the scenarios are stages (SFT, DPO, RL), not alternatives."
         )
         lay.addWidget(self.stages)
         self.names: tuple[str, ...] = ()
+        self._raw_names: tuple[str, ...] = ()  # as given, and as shown (``io.names.plain``)
+        self._plain_names: tuple[str, ...] = ()
         self._tiers: list[str] = []
         self.baseline_name = ""
         self.comparison: ComparisonTable | None = None
@@ -136,6 +140,10 @@ class ComparisonView(QWidget):
         tiers: Sequence[str] = (),
     ) -> None:
         """``tiers``: each scenario's GPU pricing tier, which words the first cost row."""
+        raw = tuple(names)
+        if raw != self._raw_names:  # names are data: shown without controls or bidi marks
+            self._raw_names, self._plain_names = raw, tuple(plain(n) for n in raw)
+        names = self._plain_names
         tiers = list(tiers) or ["on_demand"] * len(names)
         rows = [(n, r, t) for n, r, t in zip(names, results, tiers, strict=True) if r is not None]
         names_now = tuple(n for n, _r, _t in rows)

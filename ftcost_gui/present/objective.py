@@ -225,6 +225,19 @@ def generation_section(inputs: EstimateInputs, r: EstimateResult) -> Section | N
     return Section(("Generation",), tuple(blocks))
 
 
+CHAIN_ENDS = 3  # the stages named at each end of a long chain
+
+
+def stage_chain(names: Sequence[str]) -> str:
+    """The stages in order, ``A → B → C``. A chain longer than ``2 * CHAIN_ENDS + 1`` keeps its
+    first and last ``CHAIN_ENDS`` names around "… N more …": 200 scenarios made the Compare
+    tab's stages line a 14-line paragraph of names, which the table lists in the same order."""
+    if len(names) <= 2 * CHAIN_ENDS + 1:
+        return " → ".join(names)
+    more = f"… {len(names) - 2 * CHAIN_ENDS} more …"
+    return " → ".join([*names[:CHAIN_ENDS], more, *names[-CHAIN_ENDS:]])
+
+
 def stages_text(
     names: Sequence[str],
     results: Sequence[EstimateResult],
@@ -239,7 +252,7 @@ def stages_text(
     words = sorted({price_word(t) for t in tiers}) or ["on-demand"]
     price = words[0] if len(words) == 1 else "at each stage's price (" + " / ".join(words) + ")"
     return (
-        f"As project stages, one after the other ({' → '.join(names)}): "
+        f"As project stages, one after the other ({stage_chain(names)}): "
         f"{b.gpu_hours:,.1f} GPU-h held over all runs, {fmt_usd(b.on_demand_usd)} {price} "
         f"({fmt_usd(b.usd_at(2))}–{fmt_usd(b.usd_at(4))} at $2–$4 per GPU-hour); generation "
         f"(evaluation + rollouts) {fmt_pct(b.generation_share)}, evaluation + RL stages "

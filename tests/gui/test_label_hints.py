@@ -125,7 +125,7 @@ def test_a_baseline_edit_lays_the_stages_line_out_once_per_width(heights_asked, 
     window.results.show_tab(window.results.compare)
     QApplication.processEvents()
     stages = window.results.compare.stages
-    assert stages.isVisible() and len(stages.text()) > 600
+    assert stages.isVisible() and len(stages.text()) > 250  # wraps (the chain named at its ends)
     for factor in (1.01, 1.3, 0.9):
         heights_asked.clear()
         before = stages.layouts

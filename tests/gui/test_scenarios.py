@@ -293,6 +293,13 @@ def test_names_from_files_are_shown_not_applied(window):
     assert "&lt;img" in tip and "<img" not in tip
     assert window.summary_label.textFormat() == Qt.TextFormat.PlainText
     assert window.summary_label.text().startswith(f"{shown}: ")
+    # the Compare tab's stages line names it as written (a first '<' in its one line made Qt
+    # take the whole line as rich text: the name's tag applied)
+    compare = window.results.compare
+    window.results.show_tab(compare)
+    assert compare.stages.textFormat() == Qt.TextFormat.PlainText
+    assert f" → {shown}): " in compare.stages.text()
+    assert compare.baseline_combo.itemText(1) == compare.header_text(1) == shown  # no bidi mark
 
 
 def test_all_scenarios_chart_never_shows_a_curve_it_cannot_compute(window, monkeypatch):

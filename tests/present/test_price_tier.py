@@ -169,3 +169,18 @@ def test_spot_billing_without_a_spot_price_names_the_rate_it_falls_back_to():
 
     assert warning("committed_1y").endswith("priced at its 1-year committed rate.")
     assert warning("on_demand").endswith("priced at its on-demand rate.")
+
+
+def test_a_long_chain_of_stages_names_its_ends():
+    from ftcost_gui.present.objective import stage_chain
+
+    names = [f"S{i}" for i in range(1, 201)]
+    assert stage_chain(names[:1]) == "S1"
+    assert stage_chain(names[:7]) == "S1 → S2 → S3 → S4 → S5 → S6 → S7"  # seven: all named
+    assert stage_chain(names[:8]) == "S1 → S2 → S3 → … 2 more … → S6 → S7 → S8"
+    assert stage_chain(names) == "S1 → S2 → S3 → … 194 more … → S198 → S199 → S200"
+    r = estimate(_with_tier("on_demand"))
+    text = stages_text(names, [r] * 200)
+    assert text.startswith("As project stages, one after the other (S1 → S2 → S3 → … 194 more")
+    total = 200 * r.project.runs * r.cost.on_demand_usd  # the sum is still over all 200
+    assert f"{fmt_usd(total)} on-demand (" in text
