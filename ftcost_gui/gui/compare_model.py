@@ -11,6 +11,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QWidget
 
 from ..present.tables import BEST_MARK, Cell, ComparisonTable, same_figure
+from .rich_text import rich_text
 
 FITS_ROW = "Fits in memory"
 LINES_ROLE = Qt.ItemDataRole.UserRole + 1  # (value text, delta text)
@@ -272,8 +273,11 @@ class ComparisonModel(QAbstractTableModel):
             return self._bad_fg if row == 0 and not self.table.fits[col] else None
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return RIGHT
-        if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
+        if role == Qt.ItemDataRole.AccessibleTextRole:
             return self.tooltip(row, col)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            # A tooltip guesses rich text; the scenario names in it are data: shown as written.
+            return rich_text(self.tooltip(row, col))
         return None
 
     def headerData(

@@ -36,6 +36,7 @@ from ..present.text import fmt_count, fmt_exact
 from .model_ui import apply_model, spec_from_partial
 from .muted_label import MutedLabel
 from .panels.model_panel import ModelPanel
+from .rich_text import rich_text
 from .services import ActionSpec, WindowServices
 
 if TYPE_CHECKING:  # the readers load with the first import or cache scan, not the window
@@ -255,9 +256,9 @@ class CachedModelsDialog(QDialog):
         weights = f"{n} safetensors file{'s' if n != 1 else ''}" if n else "config only"
         item = QTreeWidgetItem([m.repo_id, model_type or "?", params, weights, status])
         item.setData(0, Qt.ItemDataRole.UserRole, m.repo_id)
-        item.setToolTip(0, f"{m.repo_id}\nsnapshot {m.revision or '—'}\n{m.repo_path}")
-        item.setToolTip(2, params_tip)
-        item.setToolTip(4, status_tip)
+        item.setToolTip(0, rich_text(f"{m.repo_id}\nsnapshot {m.revision or '—'}\n{m.repo_path}"))
+        item.setToolTip(2, rich_text(params_tip) if params_tip else "")
+        item.setToolTip(4, rich_text(status_tip) if status_tip else "")
         item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if m.config_path is None:
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
@@ -376,7 +377,7 @@ class ModelImportActions(QObject):
                 QMessageBox.warning(
                     parent,
                     APP_TITLE,
-                    f"{result.spec.name} could not be used with the other inputs.",
+                    rich_text(f"{result.spec.name} could not be used with the other inputs."),
                 )
                 return False
             self.panel.show_checkpoint(result.spec, result.checkpoint, result.checkpoint_error)
@@ -385,7 +386,8 @@ class ModelImportActions(QObject):
             self.imported.emit(result)
             return True
         if not result.partial:
-            QMessageBox.warning(parent, APP_TITLE, f"Could not import the model.\n\n{result.error}")
+            message = f"Could not import the model.\n\n{result.error}"
+            QMessageBox.warning(parent, APP_TITLE, rich_text(message))
             return False
         spec, taken = spec_from_partial(self.store.inputs.model, result.partial)
         apply_model(self.store, spec, f"Import {spec.name} (partly)")
@@ -395,10 +397,12 @@ class ModelImportActions(QObject):
         QMessageBox.warning(
             parent,
             APP_TITLE,
-            f"{result.name} was only partly imported.\n\n{result.error}\n\n"
-            f"The architecture form now holds what was understood ({understood}); the other "
-            "fields keep their previous values and the model is Custom. Check them before "
-            "trusting the estimate.",
+            rich_text(
+                f"{result.name} was only partly imported.\n\n{result.error}\n\n"
+                f"The architecture form now holds what was understood ({understood}); the "
+                "other fields keep their previous values and the model is Custom. Check them "
+                "before trusting the estimate."
+            ),
         )
         self._status(f"Partly imported {result.name}: check the architecture fields")
         self.imported.emit(result)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from ..charts.theme import Theme, theme_for
 from ..core.inputs import EstimateInputs
 from ..core.results import EstimateResult
+from ..io.names import plain
 from ..present.figures import HEADLINES, breakdown_rows, headline_texts
 from ..present.ranges import headline_ranges
 from .kept_hints import KeptHintsLabel, contents_margins, label_margin, label_text
@@ -208,6 +209,7 @@ class HeadlineView(QWidget):
             grid.setColumnStretch(col, 1)
         self.warnings = QLabel("", self)
         self.warnings.setObjectName("warnings")
+        self.warnings.setTextFormat(Qt.TextFormat.PlainText)  # they name the GPU: data
         self.warnings.setWordWrap(True)
         self.warnings.hide()
         grid.addWidget(self.warnings, 2, 0, 1, 3)
@@ -232,7 +234,7 @@ class HeadlineView(QWidget):
             if key == "memory":
                 ok = {"fits": True, "near_limit": "warn"}.get(r.layout.memory_status, False)
             self.cards[key].set(value, detail, tip, ok, bands.get(key))
-        self.warnings.setText("⚠ " + "  ⚠ ".join(r.warnings) if r.warnings else "")
+        self.warnings.setText("⚠ " + "  ⚠ ".join(map(plain, r.warnings)) if r.warnings else "")
         self.warnings.setVisible(bool(r.warnings))
 
 

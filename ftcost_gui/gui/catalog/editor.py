@@ -31,6 +31,7 @@ from ...core.catalog import BUILTIN_NAME, CatalogGpu, EffectiveRow, GpuCatalog, 
 from ...core.catalog import merge_catalogs as merge
 from ...io.catalog_csv import export_csv, import_csv
 from ...io.catalog_store import CatalogError, slugify
+from ..rich_text import rich_text
 from .editor_catalogs import CatalogsPart
 from .editor_layout import TITLE
 from .effective_view import fill_effective
@@ -106,6 +107,7 @@ class CatalogEditor(CatalogsPart):
 
     # --- dialogs (tests monkeypatch these) -------------------------------------------------------
     def _ask_name(self, title: str, label: str, text: str = "") -> str:
+        label = rich_text(label)  # it quotes a catalog name: data
         name, ok = QInputDialog.getText(self, title, label, QLineEdit.EchoMode.Normal, text)
         return name if ok else ""
 
@@ -130,7 +132,8 @@ class CatalogEditor(CatalogsPart):
 
     def _confirm(self, text: str) -> bool:
         buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
-        answer = QMessageBox.question(self, TITLE, text, buttons, QMessageBox.StandardButton.No)
+        no = QMessageBox.StandardButton.No
+        answer = QMessageBox.question(self, TITLE, rich_text(text), buttons, no)
         return answer == QMessageBox.StandardButton.Yes
 
     # --- state -----------------------------------------------------------------------------------
@@ -159,7 +162,7 @@ class CatalogEditor(CatalogsPart):
 
     def _fail(self, what: str, exc: Exception) -> None:
         self.show_status(f"{what}: {exc}", error=True)
-        QMessageBox.warning(self, TITLE, f"{what}.\n\n{exc}")
+        QMessageBox.warning(self, TITLE, rich_text(f"{what}.\n\n{exc}"))
 
     # --- rows ------------------------------------------------------------------------------------
     def _selected_rows(self) -> list[int]:
@@ -334,7 +337,7 @@ class CatalogEditor(CatalogsPart):
         answer = QMessageBox.question(
             self,
             TITLE,
-            f"Save the changes to the catalog '{self.current}'?",
+            rich_text(f"Save the changes to the catalog '{self.current}'?"),
             buttons,
             QMessageBox.StandardButton.Save,
         )

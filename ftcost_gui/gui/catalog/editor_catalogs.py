@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QListWidgetItem, QMessageBox
 
 from ...core.catalog import BUILTIN_NAME, CatalogGpu
 from ...io.catalog_store import CatalogError, CatalogProblem, CatalogStore
+from ...io.names import for_html
 from ..binding import signals_blocked
 from .editor_layout import EditorLayout
 from .service import CatalogService
@@ -94,7 +95,7 @@ class CatalogsPart(EditorLayout):
                 lst.addItem(item)
                 if name.casefold() == self.current.casefold():
                     lst.setCurrentItem(item)
-        self.active_label.setText(f"Active: <b>{active}</b>")
+        self.active_label.setText(f"Active: <b>{for_html(active)}</b>")  # (a name is data)
         self._update_buttons()
 
     def names(self) -> list[str]:

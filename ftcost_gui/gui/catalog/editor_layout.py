@@ -142,6 +142,7 @@ class EditorLayout(QDialog):
         self.table.verticalHeader().setResizeContentsPrecision(400)  # rows sampled per column
         plan.addWidget(self.table, 1)
         self.import_errors_label = QLabel(page)
+        self.import_errors_label.setTextFormat(Qt.TextFormat.PlainText)  # names are data
         self.import_errors_label.setObjectName("import_errors_label")
         self.import_errors_label.setWordWrap(True)
         self.import_errors = QListWidget(page)
@@ -159,6 +160,7 @@ class EditorLayout(QDialog):
         elay = QVBoxLayout(page)
         elay.setContentsMargins(4, 4, 4, 4)
         self.effective_note = QLabel(page)
+        self.effective_note.setTextFormat(Qt.TextFormat.PlainText)  # names are data
         self.effective_note.setWordWrap(True)
         elay.addWidget(self.effective_note)
         t = self.effective_table = QTableWidget(0, len(EFFECTIVE_COLUMNS), page)
@@ -187,6 +189,7 @@ class EditorLayout(QDialog):
         rlay = QVBoxLayout(right)
         rlay.setContentsMargins(0, 0, 0, 0)
         self.heading = QLabel(right)
+        self.heading.setTextFormat(Qt.TextFormat.PlainText)  # names are data
         self.heading.setObjectName("catalog_heading")
         f = QFont(self.heading.font())
         f.setBold(True)
@@ -205,6 +208,7 @@ class EditorLayout(QDialog):
         self.tabs.addTab(self._build_effective_page(), "E&ffective catalog")
         rlay.addWidget(self.tabs, 1)
         self.status = QLabel(right)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # names are data
         self.status.setObjectName("status")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

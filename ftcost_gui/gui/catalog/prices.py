@@ -46,6 +46,7 @@ class PriceBar(QFrame):
         lay.addWidget(icon)
         self.text = QLabel(self)
         self.text.setObjectName("price_bar_text")
+        self.text.setTextFormat(Qt.TextFormat.PlainText)  # names from files are data
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.text, 1)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from ...core.catalog import BUILTIN_NAME, TIER_LABELS, USER_ORIGIN_PREFIX, EffectiveRow
 from ...core.inputs import GpuSpec
 from ...io.catalog_store import CatalogProblem
+from ...io.names import plain
 from ...present.time_texts import price_word
 
 APP_TITLE = "ftcost"
@@ -68,4 +69,4 @@ def price_message(spec: GpuSpec, row: EffectiveRow) -> str:
     if tier_differs:  # a spot tier bills its spot price: say so
         uses += ", billed at spot" if spec.pricing_tier == "spot" else ""
         says += ", billed at spot" if g.pricing_tier == "spot" else ""
-    return f"This estimate uses {uses}; your catalog '{catalog}' says {says} ({spec.name})."
+    return f"This estimate uses {uses}; your catalog '{catalog}' says {says} ({plain(spec.name)})."

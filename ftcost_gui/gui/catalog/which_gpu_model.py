@@ -16,6 +16,8 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from ...core.catalog import BUILTIN_ORIGIN
 from ...core.compare import GpuComparison
 from ...core.units import SECONDS_PER_HOUR, fmt_hours, fmt_usd
+from ...io.names import plain
+from ..rich_text import rich_text
 from .text import origin_label, tier_label
 
 GREY_TEXT = QColor(120, 120, 120)
@@ -43,6 +45,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("GPU-h\nheld", "GPU-hours held: GPUs × held wall-clock, what is billed"),
     ("Origin", "built-in, or user (the active catalog); ▲: replaces the built-in row"),
 )
+
 COL_RANK, COL_GPU, COL_PROVIDER, COL_TIER, COL_FITS, COL_GPUS = range(6)
 COL_RUN, COL_ORIGIN = 9, 12
 _NUMERIC = frozenset({COL_RANK, COL_GPUS, *range(6, 12)})
@@ -147,7 +150,9 @@ class ComparisonModel(QAbstractTableModel):
             tips.append("This estimate's GPU")
         if r.origin:
             tips.append(f"From {origin_label(r.origin)}")
-        return "\n".join([*tips, *r.warnings])
+        # A tooltip guesses rich text, and the warnings name the GPU (data): shown as written.
+        text = "\n".join([*tips, *map(plain, r.warnings)])
+        return rich_text(text) if text else ""
 
     # --- Qt model --------------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from ...core.catalog import BUILTIN_ORIGIN, TIER_LABELS
 from ...core.compare import GpuComparison, ranking
 from ...core.units import SECONDS_PER_HOUR, fmt_hours, fmt_usd
+from ...io.names import for_html
 from ..muted_label import MutedLabel
 from .cost_chart import CostBarChart, legend_html
 from .which_gpu_model import COL_ORIGIN, COL_PROVIDER, COL_TIER, ComparisonModel
@@ -306,20 +307,21 @@ class GpuCompareView(QWidget):
         fastest: GpuComparison | None,
     ) -> str:
         n, fit = len(self.comparisons), sum(1 for r in rows if r.fits)
-        cat = f" of catalog '{self.catalog_name}'" if self.catalog_name else ""
+        # Rich text (the names in bold): each name from a catalog or file escaped (data).
+        cat = f" of catalog '{for_html(self.catalog_name)}'" if self.catalog_name else ""
         shown = f" ({len(rows):,} shown by the filters)" if len(rows) != n else ""
         parts = [f"{n:,} GPUs{cat}{shown}, {fit:,} fit."]
         if cheapest is not None:
             c = cheapest
-            where = f" ({c.provider})" if c.provider else ""
+            where = f" ({for_html(c.provider)})" if c.provider else ""
             parts.append(
-                f"★ Cheapest that fits: <b>{c.gpu_name}</b>{where} × {c.num_gpus}, "
+                f"★ Cheapest that fits: <b>{for_html(c.gpu_name)}</b>{where} × {c.num_gpus}, "
                 f"{fmt_usd(c.run_usd)} per run."
             )
         if fastest is not None:
             f = fastest
             parts.append(
-                f"» Fastest: <b>{f.gpu_name}</b> × {f.num_gpus}, "
+                f"» Fastest: <b>{for_html(f.gpu_name)}</b> × {f.num_gpus}, "
                 f"{fmt_hours(f.wall_clock_s / SECONDS_PER_HOUR)}."
             )
         if cheapest is None:

@@ -121,6 +121,7 @@ class MeasureDatasetDialog(QDialog):
         run.addWidget(self.cancel_button)
         column.addLayout(run)
         self.status = QLabel(self)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # file and model names are data
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         column.addWidget(self.status)

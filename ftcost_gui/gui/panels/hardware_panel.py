@@ -29,11 +29,13 @@ from ...core.fields import field_spec
 from ...core.inputs import EfficiencySpec, EstimateInputs, GpuSpec, HardwareSpec
 from ...core.results import EstimateResult
 from ...io.catalog_store import CatalogError
+from ...io.names import plain
 from ...present.time_texts import mfu_text, price_label, price_word
 from ..binding import signals_blocked
 from ..catalog.service import CatalogService
 from ..catalog.text import fmt_price, origin_label
 from ..muted_label import MutedLabel
+from ..rich_text import rich_text
 from ..store import EstimateStore, describe_validation_error
 from .form import FormPanel
 
@@ -46,6 +48,7 @@ _FACTS = (
     "interconnect",
     "interconnect_gb_s",
 )
+
 _PRICES = ("on_demand_usd_per_hour", "spot_usd_per_hour", "pricing_tier")
 
 
@@ -180,6 +183,7 @@ class HardwarePanel(FormPanel):
         form.addRow(label, self.gpu_combo)
         self.price_note = MutedLabel("", self)
         self.price_note.setObjectName("price_note")
+        self.price_note.setTextFormat(Qt.TextFormat.PlainText)  # "as of" is a file's free text
         self.price_note.setWordWrap(True)
         form.addRow(self.price_note)
         self.gpu_combo.activated.connect(self._on_gpu_activated)
@@ -231,13 +235,15 @@ class HardwarePanel(FormPanel):
             for r in self.rows:
                 combo.addItem(picker_text(r), r.gpu.id)
                 g = r.gpu
-                as_of = f", as of {g.price_as_of}" if g.price_as_of else ""
+                as_of = f", as of {plain(g.price_as_of)}" if g.price_as_of else ""
                 combo.setItemData(
                     combo.count() - 1,
-                    f"{g.name} ({g.id}) from {origin_label(r.origin)}"
-                    f"{' (overrides the built-in row)' if r.overrides_builtin else ''}: "
-                    f"{price_word(g.pricing_tier)} {fmt_price(g.on_demand_usd_per_hour)}, spot "
-                    f"{fmt_price(g.spot_usd_per_hour)}{as_of}",
+                    rich_text(  # a tooltip guesses rich text: the names are data
+                        f"{plain(g.name)} ({plain(g.id)}) from {origin_label(r.origin)}"
+                        f"{' (overrides the built-in row)' if r.overrides_builtin else ''}: "
+                        f"{price_word(g.pricing_tier)} {fmt_price(g.on_demand_usd_per_hour)}, "
+                        f"spot {fmt_price(g.spot_usd_per_hour)}{as_of}"
+                    ),
                     Qt.ItemDataRole.ToolTipRole,
                 )
         view = combo.view()
@@ -307,7 +313,7 @@ class HardwarePanel(FormPanel):
                 self._set_custom(None)
                 self.gpu_combo.setCurrentIndex(idx)
                 src = origin_label(row.origin)
-                when = f", as of {gpu.price_as_of}" if gpu.price_as_of else ""
+                when = f", as of {plain(gpu.price_as_of)}" if gpu.price_as_of else ""
                 note = f"Prices from the catalog ({src}{when}). Set them to what you pay."
             elif row is not None and same_facts(row.gpu, gpu):
                 self.gpu_combo.setCurrentIndex(
@@ -344,8 +350,8 @@ class HardwarePanel(FormPanel):
             editor.setSpecialValueText(short)
             spec_help = field_spec(EfficiencySpec, name).tooltip
             tip = f"{full}\n\n{spec_help}"  # the GPU name is data: never read as rich text
-            plain = GuiQt.WhiteSpaceMode.WhiteSpaceNormal
-            editor.setToolTip(GuiQt.convertFromPlainText(tip, plain))
+            normal = GuiQt.WhiteSpaceMode.WhiteSpaceNormal
+            editor.setToolTip(GuiQt.convertFromPlainText(tip, normal))
 
     def _word_price_label(self, tier: str) -> None:
         """The first price's label says how it is billed: a 1-year rate is not 'On-demand'."""

@@ -37,6 +37,7 @@ from ..model_ui import (
     preset_search_text,
     same_architecture,
 )
+from ..rich_text import rich_text
 from .form import FormPanel
 
 if TYPE_CHECKING:  # the header reader loads with the first model import
@@ -289,6 +290,8 @@ class ModelPanel(FormPanel):
 
         self.checkpoint_label = QLabel(self)
         self.checkpoint_label.setObjectName("checkpoint_count")
+        # Plain text: a checkpoint's tensor names and file names are data (and its tooltip).
+        self.checkpoint_label.setTextFormat(Qt.TextFormat.PlainText)
         self.checkpoint_label.setWordWrap(True)
         self.checkpoint_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.checkpoint_label.setAccessibleName("Checkpoint parameter count")
@@ -354,7 +357,8 @@ class ModelPanel(FormPanel):
         show = self._checkpoint is not None and same_architecture(self._checkpoint[0], spec)
         if show and self._checkpoint is not None:
             self.checkpoint_label.setText(self._checkpoint[1])
-            self.checkpoint_label.setToolTip(self._checkpoint[2])
+            tip = self._checkpoint[2]
+            self.checkpoint_label.setToolTip(rich_text(tip) if tip else "")
         self._header_form.setRowVisible(self.checkpoint_label, show)
 
     # The model section this panel's picker, counts and rows were last set from.

@@ -40,6 +40,7 @@ class FitsView(QWidget):
         self.by_batch = WhatFitsPlot("micro_batch")
         self.sentence = QLabel("")  # the scenario's method on its GPUs, in one sentence
         self.sentence.setObjectName("fits_sentence")
+        self.sentence.setTextFormat(Qt.TextFormat.PlainText)  # it names the GPU: data
         self.sentence.setWordWrap(True)
         self.sentence.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.pickers = [QComboBox(), QComboBox()]

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMenu, QMe
 
 from ...core.results import EstimateResult
 from ...io.names import path_name
+from ..rich_text import rich_text
 from ..store import EstimateStore
-from .messages import rich_text
 
 APP_TITLE = "ftcost"
 REPORT_FILTERS = {

@@ -19,9 +19,9 @@ from ...io.estimate_file import SUFFIX, EstimateFileError, load_document, save_d
 from ...io.names import path_name
 from ...io.resources import resource_path
 from ..defaults import first_launch_inputs
+from ..rich_text import rich_text
 from ..settings import add_recent, clear_recent, recent_files
 from ..store import EstimateStore
-from .messages import rich_text
 
 APP_TITLE = "ftcost"
 FILE_FILTER = f"ftcost estimates (*{SUFFIX});;All files (*)"

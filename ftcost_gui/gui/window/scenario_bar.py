@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 from ...core.document import EstimateDocument
 from ...io.names import plain
 from ..defaults import first_launch_inputs
+from ..rich_text import rich_text
 from ..store import EstimateStore
-from .messages import rich_text
 
 APP_TITLE = "ftcost"
 TOOLBAR_ACTIONS = ("add_scenario", "duplicate_scenario", "compare_methods")

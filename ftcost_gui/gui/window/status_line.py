@@ -13,6 +13,7 @@ from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QStatusBar, QStyleOption, QWidget
 
 from ..kept_hints import KeptHintsLabel
+from ..rich_text import rich_text
 
 
 class SummaryLine(KeptHintsLabel):
@@ -52,7 +53,9 @@ class SummaryLine(KeptHintsLabel):
         self._update_tip()
 
     def _update_tip(self) -> None:
-        self.setToolTip(self.text() if self.shown_text() != self.text() else "")
+        # The whole line when it is cut; a tooltip guesses rich text and the names are data.
+        cut = self.shown_text() != self.text()
+        self.setToolTip(rich_text(self.text()) if cut else "")
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
