@@ -102,3 +102,14 @@ def test_the_catalog_editor_shows_catalog_names_as_written(editor, monkeypatch):
     monkeypatch.setattr(QMessageBox, "question", question)
     assert editor._confirm(f"Delete the catalog '{SHOWN}'?") is False
     assert ESCAPED in asked[0] and "<b>H100" not in asked[0]
+
+
+def test_the_edit_menu_and_recent_files_show_names_as_written(window, tmp_path):
+    """Menu texts take '&' as a keyboard mnemonic ('R&D' read 'RD', D underlined)."""
+    assert window.store.rename_scenario(0, "R&D\u202e plan") == ""
+    undo = window.action("undo")
+    assert undo.text().endswith(" to R&&D plan")  # shown 'R&D plan', no bidi mark
+    path = tmp_path / "R&D\u202e.ftcost"
+    assert window.files.write(path)
+    window.files.rebuild_recent_menu()
+    assert window.files.recent_menu.actions()[0].text() == "R&&D.ftcost"

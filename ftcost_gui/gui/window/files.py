@@ -93,7 +93,8 @@ class FileController(QObject):
         menu.clear()
         items = [p for p in recent_files(self.settings) if Path(p).exists()]
         for p in items:
-            act = menu.addAction(Path(p).name)
+            # A file's name is data: no bidi marks, and its '&' is not a keyboard mnemonic.
+            act = menu.addAction(path_name(p).replace("&", "&&"))
             act.setToolTip(p)
             act.setStatusTip(p)
             act.setData(p)

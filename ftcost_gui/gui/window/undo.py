@@ -6,6 +6,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ...core.document import EstimateDocument
+from ...io.names import plain
 from ..store import EstimateStore
 
 
@@ -17,7 +18,9 @@ class DocumentCommand(QUndoCommand):
     def __init__(
         self, store: EstimateStore, old: EstimateDocument, new: EstimateDocument, text: str
     ):
-        super().__init__(text)
+        # Its text ends the Edit menu's "Undo …" and names scenarios, GPUs and models (data):
+        # no bidi marks, and an '&' in a name is shown, not taken as a keyboard mnemonic.
+        super().__init__(plain(text).replace("&", "&&"))
         self.store, self.old, self.new = store, old, new
         self._applied = True  # pushed after the store already applied it
 
