@@ -46,6 +46,8 @@ def test_a_gpu_name_from_an_opened_file_is_shown_as_written(window, tmp_path):
     assert f"{SHOWN} has no BF16" in warnings and "\u202e" not in warnings
     note = _plain(window.findChild(QLabel, "price_note"))
     assert "\u202e" not in note
+    picked = window.panels["hardware"].gpu_combo.currentText()  # the file's GPU (no BF16)
+    assert picked == f"{SHOWN} (custom)"
 
 
 def test_the_which_gpu_summary_escapes_the_names_it_shows_in_bold(window, qtbot):

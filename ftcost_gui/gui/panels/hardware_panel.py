@@ -64,7 +64,7 @@ def picker_text(row: EffectiveRow) -> str:
     g = row.gpu
     over = ", overrides built-in" if row.overrides_builtin else ""
     return (
-        f"{g.name} — {origin_label(row.origin)}{over} · {g.memory_gib:g} GiB · "
+        f"{plain(g.name)} — {origin_label(row.origin)}{over} · {g.memory_gib:g} GiB · "
         f"{g.bf16_tflops:,.0f} TFLOPS · {fmt_price(g.on_demand_usd_per_hour)}"
     )
 
@@ -317,7 +317,7 @@ class HardwarePanel(FormPanel):
                 note = f"Prices from the catalog ({src}{when}). Set them to what you pay."
             elif row is not None and same_facts(row.gpu, gpu):
                 self.gpu_combo.setCurrentIndex(
-                    self._set_custom(f"{gpu.name} — your prices (custom)", gpu.id)
+                    self._set_custom(f"{plain(gpu.name)} — your prices (custom)", gpu.id)
                 )
                 cat = origin_label(row.origin)
                 note = (
@@ -327,7 +327,8 @@ class HardwarePanel(FormPanel):
                     f"{fmt_price(row.gpu.spot_usd_per_hour)} spot."
                 )
             else:
-                self.gpu_combo.setCurrentIndex(self._set_custom(f"{gpu.name} (custom)", gpu.id))
+                custom = self._set_custom(f"{plain(gpu.name)} (custom)", gpu.id)
+                self.gpu_combo.setCurrentIndex(custom)
                 why = "its facts differ from the catalog row" if row else "not in the catalog"
                 note = f"Custom GPU ({why}). Prices: your own."
         self.price_note.setText(note)
