@@ -303,8 +303,15 @@ class ScenarioMemoryPlot(MemoryPlot):
                 continue
             words, count, (before, after) = texts[shown[j]]
             # The count alone: the selected bar is marked by its outline, not a "▶ " too.
-            label.setText(before + words + after if long_ok else count + after)
-            label.setPos(*self._count_at[shown[j]])
+            text = before + words + after if long_ok else count + after
+            label.setText(text)
+            x, y = self._count_at[shown[j]]
+            # Within the plot: the first or last of bars closer than the count is wide stands
+            # its count beside its centre, not half past the axis (200 bars: "2" was cut).
+            half = label.boundingRect().width() / 2 / spacing_px  # (its box: pixels)
+            view = self.view_box.viewRect()
+            x = min(max(x, view.left() + half), max(view.right() - half, view.left() + half))
+            label.setPos(x, y)
             label.setVisible(True)
 
     def resizeEvent(self, event) -> None:

@@ -125,3 +125,21 @@ def test_dense_bars_draw_faint_capless_error_bars(window):
     opts = memory.range_bars.opts
     assert opts["beam"] == RANGE_BEAM and opts["pen"].widthF() == 1.5
     assert opts["pen"].color().alpha() == 255
+
+
+@pytest.mark.parametrize("active", [0, 199])
+def test_the_selected_count_of_dense_bars_stands_inside_the_plot(window, active):
+    window.resize(1920, 1080)
+    window.show()
+    doc = _document(window.store.inputs, 200)
+    window.store.set_document(doc.model_copy(update={"active": active}))
+    window.results.show_tab(window.charts)
+    window.charts.set_mode("scenarios")
+    QApplication.processEvents()
+    memory = window.charts.scenario_plots[0]
+    shown = [t for t in memory.count_labels if t.isVisible()]
+    assert [t.textItem.toPlainText() for t in shown] == ["2"]  # the selected bar's only
+    box = shown[0].mapRectToScene(shown[0].boundingRect())
+    plot = memory.view_box.mapRectToScene(memory.view_box.boundingRect())
+    assert plot.left() <= box.left() and box.right() <= plot.right()  # not cut by an axis
+    assert abs(shown[0].pos().x() - active) < 5  # beside its bar
