@@ -12,20 +12,26 @@ the view grows; it is laid out and drawn exactly as pyqtgraph's would be with ev
   a new row its label's own height, the layout's least height at least), and the made rows are
   given the height each of the N rows gets in that height (the grid shares out the height
   evenly); its frame is drawn to that whole height (the view box cuts it where it ends).
+
+It covers at most ``SHARE`` of the plot's height (the legend sits in the top right corner, over
+the curves: at 12 scenarios in a 1024 × 700 window it hid their right half, at 200 the whole
+right side). When the entries need more rows than that, it shows the first ones and a last row
+"+ N more" (hover a curve for its scenario; Compare lists every one), its frame ending there.
 """
 
 from __future__ import annotations
-
-import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsTextItem
 
-from .base import legend_row
+from .base import LegendLabel, legend_row
 
 SAMPLE_PX = 20.0  # pyqtgraph's ItemSample: 20 × 20
+SHARE = 0.5  # of the view box's height, at most, covered by the legend
+LEAST_ROWS = 3  # rows shown however short the plot (two entries and "+ N more")
+SPOT_KEY = "spot (dashed)"  # the plot's last entry when some scenario has a spot price
 NEAR_PX = 3.0  # labels measured exactly: those this close to the widest estimate
 
 
@@ -40,6 +46,8 @@ class ScenarioLegend(pg.LegendItem):
         self._row_h = 0.0  # each row's height, as the grid lays the N rows out
         self._widths: dict[str, float] = {}  # label width by its HTML
         self._measure: QGraphicsTextItem | None = None
+        self._cap = 0  # rows shown, "+ N more" included, when the entries need more; 0: all
+        self.more: LegendLabel | None = None  # that last row
 
     # --- entries --------------------------------------------------------------------------------
     def addItem(self, item, name) -> None:
@@ -73,6 +81,7 @@ class ScenarioLegend(pg.LegendItem):
                 entry[1] = name
                 if i < len(self.items):
                     self.items[i][1].setText(name)
+                self._fit_height()  # ("▶ among them" follows the selection)
                 self._fit_width()
                 return
 
@@ -93,24 +102,42 @@ class ScenarioLegend(pg.LegendItem):
         self.rows_made += 1
 
     def _rows_seen(self) -> int:
-        """Rows whose top the view box shows; one while it is not laid out (the plot was given
-        its scenarios while hidden: the rows it shows are made when it is laid out, ``fill``)."""
+        """Entry rows shown: those that fit in ``SHARE`` of the view box, the last of them
+        given to "+ N more" when the entries need more (``_cap``); one while it is not laid out
+        (the plot was given its scenarios while hidden: its rows are made when it is laid out,
+        ``fill``)."""
         n = len(self.entries)
         vb = self.parentItem()
+        self._cap = 0
         if vb is None or vb.height() <= 0 or self._row_h <= 0:
             return min(n, 1)
-        top, margin = self.pos().y(), self.layout.getContentsMargins()[1]
-        pitch = self._row_h + self.layout.verticalSpacing()
-        return min(n, max(1, math.ceil((vb.height() - top - margin) / pitch) + 1))
+        _left, top, _right, bottom = self.layout.getContentsMargins()
+        spacing = self.layout.verticalSpacing()
+        room = vb.height() * SHARE - self.pos().y() - top - bottom + spacing
+        fit = max(LEAST_ROWS, int(room // (self._row_h + spacing)))
+        if n <= fit:
+            return n
+        self._cap = fit
+        return fit - 1
 
     def fill(self) -> None:
-        """Make the rows the view box now shows (it grew) and lay them out."""
+        """Make or drop rows for the view box's height now, and lay them out."""
+        cap = self._cap
         want = self._rows_seen()
-        if want <= len(self.items):
+        if want == len(self.items) and cap == self._cap:
             return
+        self._trim(want)
         while len(self.items) < want:
             self._make_row()
+        self._fit_height()
+        self._fit_width()
         self._lay_out()
+
+    def _trim(self, keep: int) -> None:
+        """Drop the rows after the first ``keep`` (the view box shrank: fewer rows fit)."""
+        for sample, label in self.items[keep:]:
+            self._removeItemFromLayout(sample, label)
+        del self.items[keep:]
 
     # --- size -------------------------------------------------------------------------------------
     def _label_width(self, name: str) -> float:
@@ -129,8 +156,11 @@ class ScenarioLegend(pg.LegendItem):
     def _fit_width(self) -> None:
         """The label column as wide as the widest entry's label (made or not)."""
         made = [label.minimumWidth() for _s, label in self.items]
-        rest = [e[1] for e in self.entries[len(self.items) :]]
+        # The entries without a row: measured too, but not those "+ N more" stands for.
+        rest = [] if self._cap else [e[1] for e in self.entries[len(self.items) :]]
         widest = max(made, default=0.0)
+        if self._cap and self.more is not None:
+            widest = max(widest, self._label_width(self.more.text))
         if rest:
             font = QFont(self._measure.font() if self._measure else QGraphicsTextItem().font())
             font.setPointSizeF(float(str(self.opts["labelTextSize"]).removesuffix("pt")))
@@ -165,19 +195,52 @@ class ScenarioLegend(pg.LegendItem):
         for entry in self.entries:  # as laid out next (made rows: read from them)
             entry[2] = self._row_h
         want = self._rows_seen()
+        self._trim(want)
         while len(self.items) < want:
             self._make_row()
+        self._fit_height()
         self._fit_width()
         self._lay_out()
+
+    def _fit_height(self) -> None:
+        """With "+ N more": the frame ends below that row, which names what it stands for."""
+        cap = self._cap
+        if not cap:
+            if self.more is not None:
+                self.more.setVisible(False)
+            return
+        _left, top, _right, bottom = self.layout.getContentsMargins()
+        spacing = self.layout.verticalSpacing()
+        self._full_h = top + bottom + cap * self._row_h + (cap - 1) * spacing
+        hidden = [name for _item, name, _h in self.entries[cap - 1 :]]
+        spot = SPOT_KEY in hidden
+        scenarios = len(hidden) - spot
+        text = f"+ {scenarios} more" + (" · spot dashed" if spot else "")
+        if any(name.startswith("▶ ") for name in hidden):
+            text += " (▶ among them)"
+        if self.more is None:
+            self.more = LegendLabel(
+                "", color=self.opts["labelTextColor"], justify="left",
+                size=self.opts["labelTextSize"],
+            )  # fmt: skip
+            self.more.setParentItem(self)
+            self.more.setToolTip(
+                "Hover a curve for its scenario and cost; the Compare tab lists every scenario."
+            )
+        self.more.setText(text)
+        self.more.setVisible(True)
 
     def _lay_out(self) -> None:
         k = len(self.items)
         if not k:
             return
         _left, top, _right, bottom = self.layout.getContentsMargins()
-        h = top + bottom + k * self._row_h + (k - 1) * self.layout.verticalSpacing()
+        spacing = self.layout.verticalSpacing()
+        h = top + bottom + k * self._row_h + (k - 1) * spacing
         self.prepareGeometryChange()
         self.setGeometry(0, 0, 0, h)  # the width: the layout's least (the widest label's)
+        if self._cap and self.more is not None:  # in the label column, one row below the last
+            self.more.setPos(self.items[0][1].geometry().x(), top + k * (self._row_h + spacing))
 
     def boundingRect(self) -> QRectF:
         return QRectF(0, 0, self.width(), max(self.height(), self._full_h))
