@@ -22,12 +22,13 @@ if TYPE_CHECKING:
     from .cost_plot import CostPlot
     from .export import export_png, export_svg, render_png
     from .memory_plot import MemoryPlot
-    from .scenario_plots import ScenarioCostPlot, ScenarioMemoryPlot
+    from .scenario_cost_plot import ScenarioCostPlot
+    from .scenario_plots import ScenarioMemoryPlot
 
 _HOMES = {
     "CostPlot": ".cost_plot",
     "MemoryPlot": ".memory_plot",
-    "ScenarioCostPlot": ".scenario_plots",
+    "ScenarioCostPlot": ".scenario_cost_plot",
     "ScenarioMemoryPlot": ".scenario_plots",
     "export_png": ".export",
     "export_svg": ".export",

@@ -84,7 +84,8 @@ from ftcost_gui.charts.fits_plot import WhatFitsPlot
 from ftcost_gui.charts.length_histogram import LengthHistogramPlot
 from ftcost_gui.charts.memory_plot import MemoryPlot
 from ftcost_gui.charts.plan_plot import PlanFrontPlot
-from ftcost_gui.charts.scenario_plots import ScenarioCostPlot, ScenarioMemoryPlot
+from ftcost_gui.charts.scenario_cost_plot import ScenarioCostPlot
+from ftcost_gui.charts.scenario_plots import ScenarioMemoryPlot
 makers = [CostPlot, MemoryPlot, LengthHistogramPlot, PlanFrontPlot, ScenarioCostPlot,
           ScenarioMemoryPlot, lambda: WhatFitsPlot("seq_len")]
 gc.collect()

@@ -361,11 +361,11 @@ def test_the_all_scenario_plots_are_built_at_idle_once_a_document_has_several(wi
     """Opening 'All scenarios' only paints its plots and redraws the scenarios edited since:
     they are built and given the scenarios when the event loop is idle after a document of
     several scenarios arrives (never for one scenario), once; hidden, they follow no edit."""
-    from ftcost_gui.charts import scenario_plots
+    from ftcost_gui.charts import scenario_cost_plot
     from ftcost_gui.charts.curve_layer import Curve
 
     built, scenario_curves = [], []
-    init, set_data = scenario_plots.ScenarioCostPlot.__init__, Curve.setData
+    init, set_data = scenario_cost_plot.ScenarioCostPlot.__init__, Curve.setData
 
     def counting_set_data(self, *args, **kwargs):  # the all-scenario cost curves only
         scenario_curves.append(self)
@@ -375,7 +375,7 @@ def test_the_all_scenario_plots_are_built_at_idle_once_a_document_has_several(wi
         built.append(self)
         init(self, *args, **kwargs)
 
-    scenario_plots.ScenarioCostPlot.__init__ = counting_init
+    scenario_cost_plot.ScenarioCostPlot.__init__ = counting_init
     Curve.setData = counting_set_data
     try:
         charts = window.charts
@@ -405,5 +405,5 @@ def test_the_all_scenario_plots_are_built_at_idle_once_a_document_has_several(wi
             False, True, True,
         ]  # fmt: skip
     finally:
-        scenario_plots.ScenarioCostPlot.__init__ = init
+        scenario_cost_plot.ScenarioCostPlot.__init__ = init
         Curve.setData = set_data
