@@ -17,7 +17,7 @@ from ..io.names import for_html
 from .cost_plot import BAND, CostPlot
 from .curve_layer import Curve, CurveSet
 from .marker import Marker
-from .scenario_legend import ScenarioLegend
+from .scenario_legend import SPOT_KEY, ScenarioLegend
 from .scenario_plots import SCENARIO_COLORS, _once, scenario_color, short_name
 from .theme import Theme
 
@@ -166,7 +166,7 @@ class ScenarioCostPlot(CostPlot):
         live = (self.curves[active], self._spot_items[active]) if 0 <= active < n else ()
         self.curve_set.set_curves(order, live)
         if self.spot_curves and not key_shown:
-            legend.addItem(self.spot_key, "spot (dashed)")
+            legend.addItem(self.spot_key, SPOT_KEY)
         elif key_shown and not self.spot_curves:
             legend.removeItem(self.spot_key)
         self.markers.setData(

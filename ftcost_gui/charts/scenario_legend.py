@@ -189,7 +189,7 @@ class ScenarioLegend(pg.LegendItem):
         ]
         _left, top, _right, bottom = self.layout.getContentsMargins()
         spacing = self.layout.verticalSpacing()
-        least = top + bottom + n * fresh + (n - 1) * spacing  # the layout's least height
+        least = self._rows_height(n, fresh)  # the layout's least height
         self._full_h = max(least, sum(made) + sum(rest))
         self._row_h = (self._full_h - top - bottom - (n - 1) * spacing) / n
         for entry in self.entries:  # as laid out next (made rows: read from them)
@@ -209,9 +209,7 @@ class ScenarioLegend(pg.LegendItem):
             if self.more is not None:
                 self.more.setVisible(False)
             return
-        _left, top, _right, bottom = self.layout.getContentsMargins()
-        spacing = self.layout.verticalSpacing()
-        self._full_h = top + bottom + cap * self._row_h + (cap - 1) * spacing
+        self._full_h = self._rows_height(cap, self._row_h)
         hidden = [name for _item, name, _h in self.entries[cap - 1 :]]
         spot = SPOT_KEY in hidden
         scenarios = len(hidden) - spot
@@ -234,13 +232,17 @@ class ScenarioLegend(pg.LegendItem):
         k = len(self.items)
         if not k:
             return
-        _left, top, _right, bottom = self.layout.getContentsMargins()
-        spacing = self.layout.verticalSpacing()
-        h = top + bottom + k * self._row_h + (k - 1) * spacing
         self.prepareGeometryChange()
-        self.setGeometry(0, 0, 0, h)  # the width: the layout's least (the widest label's)
+        # the width: the layout's least (the widest label's)
+        self.setGeometry(0, 0, 0, self._rows_height(k, self._row_h))
         if self._cap and self.more is not None:  # in the label column, one row below the last
+            top, spacing = self.layout.getContentsMargins()[1], self.layout.verticalSpacing()
             self.more.setPos(self.items[0][1].geometry().x(), top + k * (self._row_h + spacing))
+
+    def _rows_height(self, rows: int, row_h: float) -> float:
+        """The height of ``rows`` rows ``row_h`` high, with the margins and spacings between."""
+        _left, top, _right, bottom = self.layout.getContentsMargins()
+        return top + bottom + rows * row_h + (rows - 1) * self.layout.verticalSpacing()
 
     def boundingRect(self) -> QRectF:
         return QRectF(0, 0, self.width(), max(self.height(), self._full_h))

@@ -263,7 +263,8 @@ class ScenarioMemoryPlot(MemoryPlot):
         not even that fits, the selected scenario's only (Compare lists every count). Labels
         never run into each other (12 scenarios at 1024 × 700 did)."""
         texts = self.count_texts
-        span = self.view_box.viewRect().width()
+        view = self.view_box.viewRect()
+        span = view.width()
         if span <= 0:
             return
         if not texts:
@@ -304,7 +305,6 @@ class ScenarioMemoryPlot(MemoryPlot):
             # Within the plot: the first or last of bars closer than the count is wide stands
             # its count beside its centre, not half past the axis (200 bars: "2" was cut).
             half = label.boundingRect().width() / 2 / spacing_px  # (its box: pixels)
-            view = self.view_box.viewRect()
             x = min(max(x, view.left() + half), max(view.right() - half, view.left() + half))
             label.setPos(x, y)
             label.setVisible(True)
