@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QInputDialog,
@@ -38,6 +38,23 @@ CONTEXT_ACTIONS = (
 )
 
 
+#: The least a tab keeps of its name, in average characters: "Scenario 12" whole.
+LEAST_NAME_CHARS = 12
+
+
+class ScenarioTabs(QTabBar):
+    """Tabs that keep a readable part of each name when many don't fit. Qt shrinks eliding tabs
+    to two letters and "..." before it scrolls: every "Scenario N" read "S…" at 1024 px. Here a
+    tab gives up at most the part of its name past ``LEAST_NAME_CHARS``; the rest scrolls."""
+
+    def minimumTabSizeHint(self, index: int) -> QSize:
+        whole = self.tabSizeHint(index)
+        metrics = self.fontMetrics()
+        name = self.tabText(index).replace("&&", "&")
+        spare_px = metrics.horizontalAdvance(name) - LEAST_NAME_CHARS * metrics.averageCharWidth()
+        return whole if spare_px <= 0 else QSize(whole.width() - spare_px, whole.height())
+
+
 class ScenarioBar(QToolBar):
     """'Scenarios: [tab][tab]…' above the forms, with Add / Duplicate / Compare Methods."""
 
@@ -52,7 +69,7 @@ class ScenarioBar(QToolBar):
         self.setFloatable(False)
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.addWidget(QLabel(" Scenarios: "))
-        tabs = self.tabs = QTabBar()
+        tabs = self.tabs = ScenarioTabs()
         tabs.setObjectName("scenario_tabs")
         tabs.setAccessibleName("Scenarios")
         tabs.setMovable(True)
