@@ -143,3 +143,42 @@ def test_the_selected_count_of_dense_bars_stands_inside_the_plot(window, active)
     plot = memory.view_box.mapRectToScene(memory.view_box.boundingRect())
     assert plot.left() <= box.left() and box.right() <= plot.right()  # not cut by an axis
     assert abs(shown[0].pos().x() - active) < 5  # beside its bar
+
+
+def _lightness_in(memory, item) -> list[int]:
+    """The lightness (0-255) of the plot's pixels across the middle half of ``item``'s box (its
+    text's line; the GPU counts above the bars may reach into the box's top margin)."""
+    view = memory.plot_widget
+    box = view.mapFromScene(item.mapRectToScene(item.boundingRect())).boundingRect()
+    box = box.adjusted(3, box.height() // 4, -3, -box.height() // 4)
+    image = view.grab().toImage()
+    return [
+        image.pixelColor(x, y).lightness()
+        for x in range(max(box.left(), 0), min(box.right(), image.width() - 1))
+        for y in range(max(box.top(), 0), min(box.bottom(), image.height() - 1))
+    ]
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_the_gpu_memory_label_reads_over_the_error_bars(window, dark):
+    # At 12 and 40 scenarios in a 1024 × 700 window the error bars of the last bars ran through
+    # "GPU memory 79.6 GiB" in the axes' colour: the label now sits on the paper.
+    from ftcost_gui.charts.theme import NIGHT, PAPER
+
+    window.resize(1024, 700)
+    window.show()
+    _shown_labels(window, 12)
+    memory = window.charts.scenario_plots[0]
+    memory.restyle(NIGHT if dark else PAPER)
+    label = memory.total_line.label
+    assert memory.total_line.isVisible() and label.toPlainText().startswith("GPU memory")
+    whiskers = memory.range_bars.mapRectToScene(memory.range_bars.boundingRect())
+    assert label.mapRectToScene(label.boundingRect()).intersects(whiskers)  # they reach it
+    text = label.color.lightness()
+    shown = _lightness_in(memory, label)
+    # nothing in the box stands out more than the label's own text: dark axes on light paper
+    # (or light on dark) would be darker (lighter) than it
+    if dark:
+        assert max(shown) <= text + 8
+    else:
+        assert min(shown) >= text - 8
