@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLineEdit, QMessageBox
 from ftcost_gui.core.catalog import CatalogGpu, GpuCatalog
 from ftcost_gui.gui.catalog.editor import CatalogEditor
 from ftcost_gui.gui.catalog.service import CatalogService
+from ftcost_gui.gui.rich_text import rich_text
 from ftcost_gui.io.catalog_store import CatalogStore, catalogs_dir
 from ftcost_gui.io.estimate_file import load_estimate, save_estimate
 from ftcost_gui.io.resources import builtin_catalog
@@ -401,7 +402,8 @@ def test_columns_fit_their_content(editor):
         assert hh.sectionSize(col) >= max(fm.horizontalAdvance(x) for x in header.split("\n"))
     long_row = next(r for r in range(m.rowCount()) if len(m.rows[r].notes) > 60)
     notes = m.index(long_row, m.column_of("notes"))
-    assert m.data(notes, Qt.ItemDataRole.ToolTipRole) == m.rows[long_row].notes
+    # the whole note, shown as written (escaped rich text: it also wraps)
+    assert m.data(notes, Qt.ItemDataRole.ToolTipRole) == rich_text(m.rows[long_row].notes)
 
 
 def test_tier_column_is_a_choice(editor, monkeypatch):

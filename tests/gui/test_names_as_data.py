@@ -115,3 +115,67 @@ def test_the_edit_menu_and_recent_files_show_names_as_written(window, tmp_path):
     assert window.files.write(path)
     window.files.rebuild_recent_menu()
     assert window.files.recent_menu.actions()[0].text() == "R&&D.ftcost"
+
+
+def _hostile_catalog_row():
+    """The active user catalog 'Mine': one H100-like row, cheapest of all, named by a file."""
+    from ftcost_gui.core.catalog import CatalogGpu, GpuCatalog
+    from ftcost_gui.io.catalog_store import CatalogStore
+    from ftcost_gui.io.resources import builtin_catalog
+
+    h100 = builtin_catalog().find("h100-sxm")
+    update = {"id": "file-gpu", "name": HOSTILE, "provider": "<i>Acme</i>\u202e"}
+    update |= {"on_demand_usd_per_hour": 0.5, "spot_usd_per_hour": 0.25, "notes": "<b>n</b>"}
+    row = CatalogGpu.model_validate({**h100.model_dump(), **update})
+    store = CatalogStore()
+    store.save(GpuCatalog(name="Mine", gpus=(row,)))
+    store.set_active("Mine")
+    return row
+
+
+def test_gpu_names_from_a_catalog_file_show_as_written_in_which_gpu(window, qtbot):
+    # A user catalog's GPU name and provider are free text: a right-to-left override in either
+    # turned the rest of the table cell, the chart's axis name and the provider filter around.
+    from ftcost_gui.gui.catalog.which_gpu_model import COL_GPU, COL_PROVIDER
+
+    _hostile_catalog_row()
+    window.panels["hardware"].catalog.reload()
+    ui = window.addons["catalogs"]
+    ui.show_compare()
+    view = ui.which_gpu.ensure_view()
+    qtbot.waitUntil(lambda: any(r.gpu_name == HOSTILE for r in view.comparisons))
+    model = view.table.model()
+    row = next(i for i, r in enumerate(model.rows) if r.gpu_name == HOSTILE)
+    name = model.data(model.index(row, COL_GPU), Qt.ItemDataRole.DisplayRole)
+    provider = model.data(model.index(row, COL_PROVIDER), Qt.ItemDataRole.DisplayRole)
+    assert name.endswith(SHOWN) and provider == "<i>Acme</i>"
+    axis_names = view.chart.name_axis.names  # the cheapest offer: among the chart's bars
+    assert f"{SHOWN} · <i>Acme</i>" in axis_names
+    assert not any("\u202e" in n for n in axis_names)
+    combo = view.provider_combo
+    entries = [combo.itemText(i) for i in range(combo.count())]
+    assert "<i>Acme</i>" in entries and not any("\u202e" in e for e in entries)
+
+
+def test_the_catalog_editor_shows_a_rows_texts_as_written(window, qtbot):
+    _hostile_catalog_row()
+    editor = window.addons["catalogs"].open_editor()
+    qtbot.addWidget(editor)
+    assert editor.select_catalog("Mine")
+    model = editor.model
+    name = model.index(0, model.column_of("name"))
+    assert model.data(name, Qt.ItemDataRole.DisplayRole) == SHOWN
+    assert model.data(name, Qt.ItemDataRole.EditRole) == HOSTILE  # edited as stored
+    notes = model.index(0, model.column_of("notes"))
+    tip = model.data(notes, Qt.ItemDataRole.ToolTipRole)
+    assert "&lt;b&gt;n&lt;/b&gt;" in tip and "<b>n" not in tip
+    editor.refresh_effective()  # the merged view: every catalog's rows
+    table = editor.effective_table
+    texts = [
+        table.item(r, c).text()
+        for r in range(table.rowCount())
+        for c in range(table.columnCount())
+        if table.item(r, c) is not None
+    ]
+    assert SHOWN in texts and "<i>Acme</i>" in texts
+    assert not any("\u202e" in t for t in texts)

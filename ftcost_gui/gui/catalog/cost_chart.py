@@ -13,6 +13,7 @@ from ...charts.menu_view_box import MenuViewBox
 from ...charts.theme import theme_for
 from ...core.compare import GpuComparison
 from ...core.units import fmt_usd
+from ...io.names import plain
 from ...qt_compat import guard_refcount_leak
 
 guard_refcount_leak()
@@ -121,7 +122,8 @@ class CostBarChart(pg.PlotWidget):
     def _draw(self) -> None:
         cheapest, every = self._cheapest, self._rows
         rows = every[: self.bars_that_fit()]
-        names = [r.gpu_name + (f" · {r.provider}" if r.provider else "") for r in rows]
+        # names from catalog files are data: drawn without their control or bidi characters
+        names = [plain(r.gpu_name + (f" · {r.provider}" if r.provider else "")) for r in rows]
         self.values = [r.run_usd for r in rows]
         self.colors = [
             CHEAPEST_COLOR if r is cheapest else FIT_COLOR if r.fits else NO_FIT_COLOR for r in rows

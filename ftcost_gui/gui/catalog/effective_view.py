@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
 
 from ...core.catalog import EffectiveRow
 from ...io.catalog_cells import BY_FIELD
+from ...io.names import plain
 from .text import fmt_price, origin_label, tier_label
 
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -46,7 +47,7 @@ def fill_effective(table: QTableWidget, rows: Sequence[EffectiveRow]) -> int:
             g.price_as_of,
         )
         for j, text in enumerate(cells):
-            item = QTableWidgetItem(text)
+            item = QTableWidgetItem(plain(text))  # names from catalog files are data
             if r.overrides_builtin:
                 item.setFont(bold)
                 if j == 1 and r.builtin is not None:

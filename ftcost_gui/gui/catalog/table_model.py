@@ -17,6 +17,8 @@ from PySide6.QtWidgets import QComboBox, QStyledItemDelegate, QWidget
 
 from ...core.catalog import CatalogGpu, cell_error, id_key
 from ...io.catalog_cells import EDITOR_COLUMNS, CellError, Column
+from ...io.names import plain
+from ..rich_text import rich_text
 
 ERROR_BG = QColor(255, 220, 220)
 Index = QModelIndex | QPersistentModelIndex
@@ -197,16 +199,18 @@ class CatalogTableModel(QAbstractTableModel):
             return self._overrides_data(r, role)
         value = getattr(self.rows[r], c.field)
         err = self.errors.get((r, c.field))
+        # Shown texts from catalog files are data: no control or bidi characters, and a
+        # tooltip that looks like HTML shows as written (the edited text stays as stored).
         if role == _DISPLAY:
-            return c.format(value)
+            return plain(c.format(value))
         if role == _EDIT:
             return c.format(value) if c.kind != "yes_no" else value
         if role == _CHECK and c.kind == "yes_no":
             return Qt.CheckState.Checked if value else Qt.CheckState.Unchecked
         if role == _TIP:
             if err is not None:
-                return f"Refused {err[1]!r}: {err[0]}. The old value is kept."
-            return c.format(value) if c.long_text and value else None
+                return rich_text(plain(f"Refused {err[1]!r}: {err[0]}. The old value is kept."))
+            return rich_text(plain(c.format(value))) if c.long_text and value else None
         if role == Qt.ItemDataRole.BackgroundRole and err is not None:
             return QBrush(ERROR_BG)
         if role == Qt.ItemDataRole.TextAlignmentRole and c.numeric:

@@ -72,12 +72,13 @@ def short_origin(origin: str | None) -> str:
 
 
 def provider_text(r: GpuComparison) -> str:
-    return " · ".join(t for t in (r.provider, r.region) if t)
+    return " · ".join(plain(t) for t in (r.provider, r.region) if t)
 
 
 def row_texts(r: GpuComparison, rank: int | None, marks: str) -> list[str]:
     """The table's cells for one GPU."""
-    name = r.gpu_name + ("" if r.bf16_supported else " (FP16)")
+    # Names from catalog files are data: no control or bidi characters (io/names.py).
+    name = plain(r.gpu_name) + ("" if r.bf16_supported else " (FP16)")
     return [
         str(rank) if rank is not None else "–",
         f"{marks} {name}".strip(),

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from ...core.catalog import BUILTIN_ORIGIN, TIER_LABELS
 from ...core.compare import GpuComparison, ranking
 from ...core.units import SECONDS_PER_HOUR, fmt_hours, fmt_usd
-from ...io.names import for_html
+from ...io.names import for_html, plain
 from ..muted_label import MutedLabel
 from .cost_chart import CostBarChart, legend_html
 from .which_gpu_model import COL_ORIGIN, COL_PROVIDER, COL_TIER, ComparisonModel
@@ -217,8 +217,9 @@ class GpuCompareView(QWidget):
         providers = sorted({r.provider for r in self.comparisons}, key=str.casefold)
         stated = {r.pricing_tier for r in self.comparisons}  # one pass, not one per tier
         tiers = [t for t in TIER_LABELS if t in stated]
+        named = [(plain(p) or "(not stated)", p or NOT_STATED) for p in providers]  # data
         for combo, entries in (
-            (self.provider_combo, [(p or "(not stated)", p or NOT_STATED) for p in providers]),
+            (self.provider_combo, named),
             (self.tier_combo, [(TIER_LABELS[t], t) for t in tiers]),
         ):
             chosen = combo.currentData()
