@@ -11,9 +11,16 @@ from PySide6.QtWidgets import QWidget
 
 from ..core.histogram import LengthHistogram
 from .base import PlotView
+from .plot_label import PlotLabel
+from .theme import Theme
 
 BAR_COLOR = "#0072B2"
 CAP_COLOR = "#D55E00"
+# Before a file is measured: an empty frame over these lengths (short prompts to long contexts)
+# with a note, not pyqtgraph's range for no data (counts from -400 to 400 "× 0.001", crowded log
+# ticks 0.4 … 3 tokens).
+EMPTY_TOKENS = (16.0, 8192.0)
+EMPTY_NOTE = "Measure a file to see how long its sequences are"
 
 
 class LengthHistogramPlot(PlotView):
@@ -41,16 +48,33 @@ class LengthHistogramPlot(PlotView):
         pi.addItem(self.cap, ignoreBounds=True)
         self.cap_label = pg.TextItem("", color=CAP_COLOR, anchor=(1, 0))
         pi.addItem(self.cap_label, ignoreBounds=True)
+        self.empty_note = PlotLabel(EMPTY_NOTE, color=self.theme.muted, anchor=(0.5, 0.5))
+        pi.addItem(self.empty_note, ignoreBounds=True)
         self.histogram: LengthHistogram | None = None
+        self.set_histogram(None)
+
+    def restyle(self, theme: Theme) -> None:
+        if hasattr(self, "empty_note"):  # the base class themes before the items exist
+            self.empty_note.setColor(theme.muted)
 
     def set_histogram(self, h: LengthHistogram | None, max_seq_len: int | None = None) -> None:
         """Draw ``h`` (None clears); ``max_seq_len`` marks where sequences are truncated."""
         self.histogram = h
+        pi = self.plot_item
+        self.bars.setVisible(h is not None)
+        self.empty_note.setVisible(h is None)
         if h is None:
-            self.bars.setData([0, 1], [0], stepMode="center")
+            self.bars.setData([1.0, 2.0], [0.0], stepMode="center")  # nothing drawn, no log(0)
             self.cap.setVisible(False)
             self.cap_label.setText("")
+            lo, hi = (math.log10(t) for t in EMPTY_TOKENS)
+            pi.getAxis("bottom").setTicks([length_ticks(*EMPTY_TOKENS)])
+            pi.getAxis("left").setTicks([[], []])  # no counts to read
+            pi.setXRange(lo, hi, padding=0.04)
+            pi.setYRange(0, 1, padding=0)
+            self.empty_note.setPos((lo + hi) / 2, 0.5)
             return
+        pi.getAxis("left").setTicks(None)  # counts: pyqtgraph's ticks again
         edges = np.array([max(e, 0.5) for e in h.edges], dtype=float)  # log axis: no 0
         self.bars.setData(edges, np.array(h.counts, dtype=float), stepMode="center")
         top = max(h.counts)

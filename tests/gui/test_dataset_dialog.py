@@ -176,3 +176,26 @@ def test_the_plot_and_summary_are_laid_out_to_be_read(window, qtbot, tmp_path):
     assert (
         dialog.summary_texts()["Chat template"] == "+ 5 tokens a message, 0 a sequence"
     )  # Qwen2.5: ChatML, no BOS
+
+
+def test_before_a_file_is_measured_the_plot_is_an_empty_frame_with_a_note(window, qtbot, tmp_path):
+    # It showed pyqtgraph's range for no data: counts from -400 to 400 "(x0.001)" and log
+    # ticks 0.4, 0.5, 0.60.70.80.91 run together.
+    from ftcost_gui.charts.length_histogram import EMPTY_NOTE
+
+    dialog = _open(window)
+    plot = dialog.plot
+    assert plot.histogram is None
+    assert plot.empty_note.isVisible() and plot.empty_note.toPlainText() == EMPTY_NOTE
+    assert not plot.bars.isVisible()
+    bottom = [t for _, t in plot.plot_item.getAxis("bottom")._tickLevels[0]]
+    assert bottom == ["16", "64", "256", "1k", "4k"]
+    assert plot.plot_item.getAxis("left")._tickLevels == [[], []]  # no counts to read
+    assert plot.plot_item.getViewBox().viewRange()[1] == [0.0, 1.0]
+    _measure(qtbot, dialog, _sft(tmp_path))  # measured: bars and counts, no note
+    assert not plot.empty_note.isVisible() and plot.bars.isVisible()
+    assert plot.plot_item.getAxis("left")._tickLevels is None
+    low, high = plot.plot_item.getViewBox().viewRange()[1]
+    assert low == 0 and high == max(plot.histogram.counts) * 1.25
+    plot.set_histogram(None)  # a new file: empty again
+    assert plot.empty_note.isVisible() and not plot.bars.isVisible()
