@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from ..core.results import MEMORY_PART_LABELS, OBJECTIVE_MEMORY_PARTS
 from ..core.series import MemoryBars
@@ -160,6 +160,9 @@ class MemoryPlot(PlotView):
                 "fill": self.theme.legend_brush(),
             },
         )  # fmt: skip
+        for line in (self.usable_line, self.total_line):
+            # the label's paper behind its line: the box it fills reaches the line's stroke
+            line.label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemStacksBehindParent)
         pi.addItem(self.usable_line)
         pi.addItem(self.total_line)
         font = QFont()

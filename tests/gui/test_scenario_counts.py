@@ -5,6 +5,7 @@ even that fits (seen at 12 scenarios in a 1024 × 700 window: "2 GPUs" twelve ti
 from __future__ import annotations
 
 import itertools
+import statistics
 
 import pytest
 from PySide6.QtCore import QPointF
@@ -182,3 +183,24 @@ def test_the_gpu_memory_label_reads_over_the_error_bars(window, dark):
         assert max(shown) <= text + 8
     else:
         assert min(shown) >= text - 8
+
+
+def test_the_gpu_memory_line_is_whole_under_its_label(window):
+    # The label's paper reaches the line's stroke: drawn over it, it washed out the line's upper
+    # half under the label. It stacks behind its line.
+    window.resize(1024, 700)
+    window.show()
+    _shown_labels(window, 12)
+    memory = window.charts.scenario_plots[0]
+    line, label = memory.total_line, memory.total_line.label
+    view = memory.plot_widget
+    y = view.mapFromScene(line.mapToScene(line.boundingRect().center())).y()
+    box = view.mapFromScene(label.mapRectToScene(label.boundingRect())).boundingRect()
+    image = view.grab().toImage()
+
+    def row(xs) -> float:  # the line's dashes along its middle row (median: whiskers aside)
+        return statistics.median(image.pixelColor(x, y).lightness() for x in xs)
+
+    under = row(range(box.left() + 4, box.right() - 4))
+    beside = row(range(box.left() - 90, box.left() - 8))
+    assert under <= beside + 8, (under, beside)
