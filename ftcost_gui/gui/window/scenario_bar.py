@@ -38,8 +38,9 @@ CONTEXT_ACTIONS = (
 )
 
 
-#: The least a tab keeps of its name, in average characters: "Scenario 12" whole.
-LEAST_NAME_CHARS = 12
+#: The least a tab keeps of its name, in average characters: "Scenario 12" whole, with room to
+#: spare in a wider font (it is ~11.8 in DejaVu Sans).
+LEAST_NAME_CHARS = 14
 
 
 class ScenarioTabs(QTabBar):
