@@ -85,3 +85,26 @@ def test_negative_numbers_stay_numbers():
     assert r.memory.headroom_bytes < 0
     parsed = read_results_csv(results_csv([("A", r)]))
     assert float(parsed[("A", "memory", "headroom_bytes")]) == r.memory.headroom_bytes
+
+
+def test_reading_back_takes_columns_by_name_and_skips_blank_lines():
+    import csv
+    import io
+
+    import pytest
+
+    r = estimate(EstimateInputs())
+    text = results_csv([('a, "quoted"\nname', r), ("=1+2", r)])
+    read = read_results_csv(text)
+    assert len(read) == 2 * len(result_rows(r))
+    assert read[("=1+2", "cost", "on_demand_usd")] == repr(r.cost.on_demand_usd)  # unquoted
+    assert read[('a, "quoted" name', "cost", "on_demand_usd")] == repr(r.cost.on_demand_usd)
+    # the columns in another order, a blank line after each row: the same mapping
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for cells in csv.reader(io.StringIO(text)):
+        writer.writerow([cells[i] for i in (3, 2, 1, 0, 4)])
+        writer.writerow([])
+    assert read_results_csv(out.getvalue()) == read
+    with pytest.raises(KeyError, match="value"):
+        read_results_csv("scenario,section,key\nA,cost,x\n")
