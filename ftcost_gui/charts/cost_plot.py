@@ -174,27 +174,36 @@ class CostPlot(PlotView):
         return mfu_pct, od, spot
 
     def _on_scene_mouse_moved(self, pos: QPointF) -> None:
+        """The cursor line and the hover box at the mouse's MFU (``_hover_at`` says what)."""
         if not self.plot_item.sceneBoundingRect().contains(pos):
             self._hide_hover()
             return
-        p = self.view_box.mapSceneToView(pos)
-        vals = self.values_at(p.x())
-        if vals is None:
+        mfu = self.view_box.mapSceneToView(pos).x()
+        (x0, x1), (y0, y1) = self.view_box.viewRange()
+        shown = self._hover_at(mfu, y0, y1)
+        if shown is None:
             self._hide_hover()
             return
-        mfu, od, spot = vals
-        text = f"MFU {mfu:.1f}%\n{self.price_word} {fmt_usd(od)}"
-        if spot is not None:
-            text += f"\nspot {fmt_usd(spot)}"
-        self.hover_text = text
-        self.hover.setText(text)
-        (x0, x1), (y0, y1) = self.view_box.viewRange()
+        self.hover_text, y = shown
+        self.hover.setText(self.hover_text)
         # Keep the box inside the view: flip to the left of the cursor past the middle.
         self.hover.setAnchor((1, 1) if mfu > (x0 + x1) / 2 else (0, 1))
-        self.hover.setPos(mfu, max(od, y0 + 0.35 * (y1 - y0)))
+        self.hover.setPos(mfu, y)
         self.hover.setVisible(True)
         self.cursor.setValue(mfu)
         self.cursor.setVisible(True)
+
+    def _hover_at(self, mfu: float, y0: float, y1: float) -> tuple[str, float] | None:
+        """The hover text at ``mfu`` and the height of its box (the view spans y0–y1 per run);
+        None off the curve."""
+        vals = self.values_at(mfu)
+        if vals is None:
+            return None
+        _, od, spot = vals
+        text = f"MFU {mfu:.1f}%\n{self.price_word} {fmt_usd(od)}"
+        if spot is not None:
+            text += f"\nspot {fmt_usd(spot)}"
+        return text, max(od, y0 + 0.35 * (y1 - y0))
 
     def _hide_hover(self) -> None:
         self.hover_text = ""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QPen
 from PySide6.QtWidgets import QWidget
 
@@ -200,26 +200,13 @@ class ScenarioCostPlot(CostPlot):
             out.append((name, float(np.interp(mfu_pct, self.x, od)), s))
         return out
 
-    def _on_scene_mouse_moved(self, pos: QPointF) -> None:
-        if not self.plot_item.sceneBoundingRect().contains(pos):
-            self._hide_hover()
-            return
-        p = self.view_box.mapSceneToView(pos)
-        vals = self.scenario_values_at(p.x())
+    def _hover_at(self, mfu: float, y0: float, y1: float) -> tuple[str, float] | None:
+        """Every scenario's cost at ``mfu``, the box a little above the view's middle."""
+        vals = self.scenario_values_at(mfu)
         if not vals:
-            self._hide_hover()
-            return
-        mfu = p.x()
+            return None
         lines = [f"MFU {mfu:.1f}%"]
         for name, od, spot in vals:
             extra = f" (spot {fmt_usd(spot)})" if spot is not None else ""
             lines.append(f"{short_name(name, 24)}: {fmt_usd(od)}{extra}")
-        text = "\n".join(lines)
-        self.hover_text = text
-        self.hover.setText(text)
-        (x0, x1), (y0, y1) = self.view_box.viewRange()
-        self.hover.setAnchor((1, 1) if mfu > (x0 + x1) / 2 else (0, 1))
-        self.hover.setPos(mfu, y0 + 0.55 * (y1 - y0))
-        self.hover.setVisible(True)
-        self.cursor.setValue(mfu)
-        self.cursor.setVisible(True)
+        return "\n".join(lines), y0 + 0.55 * (y1 - y0)

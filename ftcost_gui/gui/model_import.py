@@ -257,8 +257,8 @@ class CachedModelsDialog(QDialog):
         item = QTreeWidgetItem([m.repo_id, model_type or "?", params, weights, status])
         item.setData(0, Qt.ItemDataRole.UserRole, m.repo_id)
         item.setToolTip(0, rich_text(f"{m.repo_id}\nsnapshot {m.revision or '—'}\n{m.repo_path}"))
-        item.setToolTip(2, rich_text(params_tip) if params_tip else "")
-        item.setToolTip(4, rich_text(status_tip) if status_tip else "")
+        item.setToolTip(2, rich_text(params_tip))
+        item.setToolTip(4, rich_text(status_tip))
         item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if m.config_path is None:
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)

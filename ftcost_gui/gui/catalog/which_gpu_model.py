@@ -153,7 +153,7 @@ class ComparisonModel(QAbstractTableModel):
             tips.append(f"From {origin_label(r.origin)}")
         # A tooltip guesses rich text, and the warnings name the GPU (data): shown as written.
         text = "\n".join([*tips, *map(plain, r.warnings)])
-        return rich_text(text) if text else ""
+        return rich_text(text)
 
     # --- Qt model --------------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)

@@ -12,7 +12,6 @@ from typing import ClassVar
 
 from pydantic import ValidationError
 from PySide6.QtCore import Qt
-from PySide6.QtGui import Qt as GuiQt  # its convertFromPlainText: a GPU name is never rich text
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -48,7 +47,6 @@ _FACTS = (
     "interconnect",
     "interconnect_gb_s",
 )
-
 _PRICES = ("on_demand_usd_per_hour", "spot_usd_per_hour", "pricing_tier")
 
 
@@ -350,9 +348,8 @@ class HardwarePanel(FormPanel):
             editor = self.editor("efficiency", name)
             editor.setSpecialValueText(short)
             spec_help = field_spec(EfficiencySpec, name).tooltip
-            tip = f"{full}\n\n{spec_help}"  # the GPU name is data: never read as rich text
-            normal = GuiQt.WhiteSpaceMode.WhiteSpaceNormal
-            editor.setToolTip(GuiQt.convertFromPlainText(tip, normal))
+            # the GPU name is data: never read as rich text
+            editor.setToolTip(rich_text(f"{full}\n\n{spec_help}"))
 
     def _word_price_label(self, tier: str) -> None:
         """The first price's label says how it is billed: a 1-year rate is not 'On-demand'."""

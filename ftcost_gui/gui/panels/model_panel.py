@@ -357,8 +357,7 @@ class ModelPanel(FormPanel):
         show = self._checkpoint is not None and same_architecture(self._checkpoint[0], spec)
         if show and self._checkpoint is not None:
             self.checkpoint_label.setText(self._checkpoint[1])
-            tip = self._checkpoint[2]
-            self.checkpoint_label.setToolTip(rich_text(tip) if tip else "")
+            self.checkpoint_label.setToolTip(rich_text(self._checkpoint[2]))
         self._header_form.setRowVisible(self.checkpoint_label, show)
 
     # The model section this panel's picker, counts and rows were last set from.

@@ -19,7 +19,7 @@ from ...io.estimate_file import SUFFIX, EstimateFileError, load_document, save_d
 from ...io.names import path_name
 from ...io.resources import resource_path
 from ..defaults import first_launch_inputs
-from ..rich_text import rich_text
+from ..rich_text import menu_text, rich_text
 from ..settings import add_recent, clear_recent, recent_files
 from ..store import EstimateStore
 
@@ -94,7 +94,7 @@ class FileController(QObject):
         items = [p for p in recent_files(self.settings) if Path(p).exists()]
         for p in items:
             # A file's name is data: no bidi marks, and its '&' is not a keyboard mnemonic.
-            act = menu.addAction(path_name(p).replace("&", "&&"))
+            act = menu.addAction(menu_text(path_name(p)))
             act.setToolTip(p)
             act.setStatusTip(p)
             act.setData(p)

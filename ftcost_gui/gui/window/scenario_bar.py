@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from ...core.document import EstimateDocument
 from ...io.names import plain
 from ..defaults import first_launch_inputs
-from ..rich_text import rich_text
+from ..rich_text import menu_text, rich_text
 from ..store import EstimateStore
 
 APP_TITLE = "ftcost"
@@ -108,7 +108,7 @@ class ScenarioBar(QToolBar):
     def _on_document(self, doc: EstimateDocument) -> None:
         tabs = self.tabs
         # Names are data: no control or bidi characters, and '&' is not a mnemonic.
-        names = [plain(s.name).replace("&", "&&") for s in doc.scenarios]
+        names = [menu_text(s.name) for s in doc.scenarios]
         tabs.blockSignals(True)
         try:
             if [tabs.tabText(i) for i in range(tabs.count())] != names:

@@ -6,7 +6,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ...core.document import EstimateDocument
-from ...io.names import plain
+from ..rich_text import menu_text
 from ..store import EstimateStore
 
 
@@ -20,7 +20,7 @@ class DocumentCommand(QUndoCommand):
     ):
         # Its text ends the Edit menu's "Undo …" and names scenarios, GPUs and models (data):
         # no bidi marks, and an '&' in a name is shown, not taken as a keyboard mnemonic.
-        super().__init__(plain(text).replace("&", "&&"))
+        super().__init__(menu_text(text))
         self.store, self.old, self.new = store, old, new
         self._applied = True  # pushed after the store already applied it
 
